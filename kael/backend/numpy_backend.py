@@ -1,0 +1,250 @@
+"""The array interface of ``base.Backend`` on numpy ndarrays."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtype as dt
+from .base import Backend
+from .errors import broadcast_error, matmul_error
+
+_NP = {dt.float32: np.float32, dt.float64: np.float64, dt.int64: np.int64, dt.bool_: np.bool_}
+_KAEL = {np.dtype(v): k for k, v in _NP.items()}
+
+
+def _erf(x):
+    flat = x.ravel()
+    out = np.fromiter((math.erf(v) for v in flat.tolist()), dtype=x.dtype, count=flat.size)
+    return out.reshape(x.shape)
+
+
+def _sigmoid(x):
+    # 1 / (1 + exp(-x)) without overflow warnings for large negative x.
+    out = np.empty_like(x)
+    pos = x >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-x[pos]))
+    e = np.exp(x[~pos])
+    out[~pos] = e / (1.0 + e)
+    return out
+
+
+_UNARY = {
+    "neg": np.negative,
+    "abs": np.abs,
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tanh": np.tanh,
+    "sigmoid": _sigmoid,
+    "relu": lambda x: np.maximum(x, x.dtype.type(0)),
+    "sign": np.sign,
+    "erf": _erf,
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "logical_not": np.logical_not,
+    "square": np.square,
+    "reciprocal": lambda x: np.divide(x.dtype.type(1), x),
+}
+
+_BINARY = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "div": np.true_divide,
+    "pow": np.power,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "floordiv": np.floor_divide,
+    "remainder": np.remainder,
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "logical_and": np.logical_and,
+    "logical_or": np.logical_or,
+    "logical_xor": np.logical_xor,
+}
+
+
+class NumpyBackend(Backend):
+    name = "numpy"
+    array_type = np.ndarray
+
+    def __init__(self):
+        self._errstate = np.errstate(all="ignore")
+
+    # -- construction ----------------------------------------------------------------------
+    def from_nested(self, data, dtype):
+        from .nested import check_nested
+
+        check_nested(data)
+        return np.array(data, dtype=_NP[dtype])
+
+    def from_flat(self, values, shape, dtype):
+        return np.array(values, dtype=_NP[dtype]).reshape(shape)
+
+    def full(self, shape, value, dtype):
+        return np.full(shape, value, dtype=_NP[dtype])
+
+    def arange(self, start, stop, step, dtype):
+        n = max(0, math.ceil((stop - start) / step))
+        return (start + step * np.arange(n, dtype=np.float64 if dtype.is_floating_point else np.int64)).astype(_NP[dtype])
+
+    def linspace(self, start, end, steps, dtype):
+        return np.linspace(start, end, steps, dtype=np.float64).astype(_NP[dtype])
+
+    def eye(self, n, m, dtype):
+        return np.eye(n, m, dtype=_NP[dtype])
+
+    # -- introspection -----------------------------------------------------------------------
+    def shape(self, a):
+        return a.shape
+
+    def dtype(self, a):
+        return _KAEL[a.dtype]
+
+    def strides(self, a):
+        size = a.itemsize
+        return tuple(s // size for s in a.strides)
+
+    def offset(self, a):
+        base = a
+        while base.base is not None and isinstance(base.base, np.ndarray):
+            base = base.base
+        return (a.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // a.itemsize
+
+    def is_contiguous(self, a):
+        return a.flags.c_contiguous
+
+    def tolist(self, a):
+        return a.tolist()
+
+    def flat(self, a):
+        return a.ravel().tolist()
+
+    def item(self, a):
+        if a.size != 1:
+            raise ValueError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
+        return a.item()
+
+    def same_memory(self, a, b):
+        return np.shares_memory(a, b)
+
+    # -- conversion and copies -----------------------------------------------------------------
+    def astype(self, a, dtype):
+        with self._errstate:
+            return np.ascontiguousarray(a.astype(_NP[dtype]))
+
+    def copy(self, a):
+        return np.array(a, order="C", copy=True)
+
+    # -- views ------------------------------------------------------------------------------------
+    def view(self, a, shape):
+        try:
+            v = a.view()
+            v.shape = shape
+            return v
+        except AttributeError:
+            return None
+
+    def permute(self, a, dims):
+        return a.transpose(dims)
+
+    def expand(self, a, shape):
+        try:
+            return np.broadcast_to(a, shape)
+        except ValueError:
+            raise broadcast_error(a.shape, shape) from None
+
+    def getitem(self, a, key):
+        try:
+            return a[key]
+        except IndexError as e:
+            raise IndexError(str(e)) from None
+
+    def setitem(self, a, key, value):
+        try:
+            a[key] = value
+        except ValueError:
+            raise broadcast_error(np.shape(value), a[key].shape) from None
+
+    # -- compute ----------------------------------------------------------------------------------
+    def unary(self, op, a):
+        with self._errstate:
+            out = _UNARY[op](a)
+        return np.asarray(out)
+
+    def binary(self, op, a, b):
+        try:
+            with self._errstate:
+                out = _BINARY[op](a, b)
+        except ValueError:
+            raise broadcast_error(a.shape, b.shape) from None
+        return np.asarray(out)
+
+    def binary_(self, op, a, b):
+        try:
+            with self._errstate:
+                _BINARY[op](a, b, out=a, casting="unsafe")
+        except ValueError:
+            raise broadcast_error(b.shape, a.shape) from None
+
+    def copy_(self, dst, src):
+        try:
+            np.copyto(dst, src, casting="unsafe")
+        except ValueError:
+            raise broadcast_error(src.shape, dst.shape) from None
+
+    def fill_(self, a, value):
+        a.fill(value)
+
+    def where(self, cond, a, b):
+        try:
+            return np.where(cond, a, b)
+        except ValueError:
+            raise broadcast_error(a.shape, b.shape, cond.shape) from None
+
+    def clip(self, a, lo, hi):
+        out = a
+        if lo is not None:
+            out = np.maximum(out, a.dtype.type(lo))
+        if hi is not None:
+            out = np.minimum(out, a.dtype.type(hi))
+        return np.array(out, copy=True) if out is a else out
+
+    def sum(self, a, dims, keepdim):
+        if a.dtype == np.bool_:
+            a = a.astype(np.int64)
+        return np.asarray(np.sum(a, axis=dims, keepdims=keepdim))
+
+    def amax(self, a, dims, keepdim):
+        return np.asarray(np.max(a, axis=dims, keepdims=keepdim))
+
+    def amin(self, a, dims, keepdim):
+        return np.asarray(np.min(a, axis=dims, keepdims=keepdim))
+
+    def argmax(self, a, dim, keepdim):
+        return np.asarray(np.argmax(a, axis=dim, keepdims=keepdim), dtype=np.int64)
+
+    def argmin(self, a, dim, keepdim):
+        return np.asarray(np.argmin(a, axis=dim, keepdims=keepdim), dtype=np.int64)
+
+    def matmul(self, a, b):
+        try:
+            return np.asarray(np.matmul(a, b))
+        except ValueError:
+            raise matmul_error(a.shape, b.shape) from None
+
+    def concat(self, arrays, dim):
+        return np.concatenate(arrays, axis=dim)
+
+    def to_numpy(self, a):
+        return a
