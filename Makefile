@@ -1,0 +1,162 @@
+# kael playground: set up, build, test, serve.
+#
+#   make setup   virtualenv (.venv), web/node_modules, chromium + bubblewrap, Pyodide test wheels
+#   make wheel   the kael wheel in dist/ (py3-none-any)
+#   make test    every test lane; fails if any lane fails
+#   make serve   setup + wheel, then the judge server on $(HOST):$(PORT)
+#   make bench   tests/bench/run.py, if present
+#
+# Every target installs what it needs and is safe to run again; work is redone only when its
+# inputs change (stamp files). One lane alone: make test-numpy | test-python | test-pyodide.
+# Extra pytest arguments for the lanes: make test-numpy PYTEST_ARGS='-k matmul -x'.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := test
+.DELETE_ON_ERROR:
+
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PYTEST_ARGS ?=
+PYTHON ?= python3
+
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+VENV_STAMP := $(VENV)/.kael-setup
+NODE_STAMP := web/node_modules/.kael-setup
+WHEEL_STAMP := dist/.kael-wheel
+
+# pytest and its pure-Python dependencies for the Pyodide lane (Python 3.14, emscripten).
+# pytest 9.2.0 needs iniconfig, packaging, pluggy and pygments. Hypothesis releases after
+# 6.155.7 ship a compiled module (hypothesis._native) and no pure-Python wheel, so Pyodide
+# gets the last pure one; CPython uses the version pinned in pyproject.toml.
+PYODIDE_WHEEL_DIR := .cache/pyodide-wheels
+PYODIDE_PINS := \
+	pytest==9.2.0 \
+	iniconfig==2.3.1 \
+	pluggy==1.7.0 \
+	packaging==26.4 \
+	pygments==2.21.0 \
+	hypothesis==6.155.7 \
+	sortedcontainers==2.4.0
+
+# Lane (a) runs the whole tree on numpy; lane (b) runs these on the pure-Python backend.
+PYTHON_LANE_DIRS := tests/kael tests/exercises
+# Lane (c) runs this inside Pyodide under Node.
+PYODIDE_LANE_DIRS := tests/kael
+
+.PHONY: setup system-packages pyodide-wheels wheel test test-numpy test-python test-pyodide \
+	serve bench clean
+
+# ---------------------------------------------------------------------------------- setup
+
+setup: $(VENV_STAMP) $(NODE_STAMP) system-packages pyodide-wheels
+
+$(VENV_STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet -e '.[test,server,e2e,bench]' build
+	touch $@
+
+$(NODE_STAMP): web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	touch $@
+
+# Debian packages: chromium for the end-to-end tests, bubblewrap for the judge's sandbox.
+system-packages:
+	@missing=""; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
+	if [ -n "$$missing" ]; then \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; \
+	  echo "installing Debian packages:$$missing"; \
+	  $$sudo apt-get update -qq; \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+# Downloads each pinned wheel once and writes wheels.txt, the exact files
+# tests/pyodide/run.mjs installs (a stale wheel left in the folder is ignored).
+pyodide-wheels: $(VENV_STAMP)
+	@mkdir -p $(PYODIDE_WHEEL_DIR)
+	@cd $(PYODIDE_WHEEL_DIR); \
+	find_wheel() { ls | grep -i -E "^$$(echo "$$1" | tr '.-' '__')-$$2-[^-]+-none-any\.whl$$" | head -n 1 || true; }; \
+	: > wheels.txt.new; \
+	for pin in $(PYODIDE_PINS); do \
+	  name="$${pin%%==*}"; version="$${pin##*==}"; \
+	  wheel="$$(find_wheel "$$name" "$$version")"; \
+	  if [ -z "$$wheel" ]; then \
+	    $(abspath $(PY)) -m pip download --quiet --no-deps --only-binary=:all: \
+	      --python-version 3.14 --implementation py --abi none --platform any -d . "$$pin"; \
+	    wheel="$$(find_wheel "$$name" "$$version")"; \
+	  fi; \
+	  if [ -z "$$wheel" ]; then echo "no pure-Python wheel for $$pin" >&2; exit 1; fi; \
+	  echo "$$wheel" >> wheels.txt.new; \
+	done; \
+	mv wheels.txt.new wheels.txt
+
+# ---------------------------------------------------------------------------------- wheel
+
+wheel: $(WHEEL_STAMP)
+
+$(WHEEL_STAMP): $(VENV_STAMP) pyproject.toml README.md $(shell find kael -type f -not -path '*/__pycache__/*' 2>/dev/null)
+	rm -f dist/kael-*.whl
+	$(PY) -m build --wheel --outdir dist . > /dev/null
+	ls dist/kael-*-py3-none-any.whl
+	touch $@
+
+# ---------------------------------------------------------------------------------- test
+
+# $(call lane,NAME,DIRS,COMMAND): runs COMMAND on those of DIRS that exist, prints
+# "lane NAME: <seconds> s". pytest's exit code 5 (no tests collected) passes only while DIRS
+# hold no test files at all; once they do, collecting nothing is a failure.
+define lane
+	@dirs="$(wildcard $(2))"; \
+	if [ -z "$$dirs" ]; then echo "lane $(1): skipped, none of $(2) exists"; exit 0; fi; \
+	start=$$EPOCHREALTIME; rc=0; \
+	$(3) || rc=$$?; \
+	seconds=$$(awk "BEGIN { print $$EPOCHREALTIME - $$start }"); \
+	if [ $$rc -eq 5 ] && [ -z "$$(find $$dirs -name 'test_*.py' -o -name '*_test.py' | head -n 1)" ]; then \
+	  echo "lane $(1): no tests yet"; rc=0; \
+	fi; \
+	if [ $$rc -eq 0 ]; then status=passed; else status="FAILED (exit $$rc)"; fi; \
+	line=$$(printf 'lane %s: %.1f s, %s' "$(1)" "$$seconds" "$$status"); \
+	echo "$$line"; if [ -n "$${LANE_TIMES:-}" ]; then echo "$$line" >> "$$LANE_TIMES"; fi; \
+	exit $$rc
+endef
+
+test: setup wheel
+	@export LANE_TIMES="$$(mktemp)"; failed=""; \
+	for lane in numpy python pyodide; do \
+	  $(MAKE) --no-print-directory test-$$lane NO_SETUP=1 || failed="$$failed $$lane"; \
+	done; \
+	echo "---"; cat "$$LANE_TIMES"; rm -f "$$LANE_TIMES"; \
+	if [ -n "$$failed" ]; then echo "failed lanes:$$failed"; exit 1; fi; \
+	echo "all lanes passed"
+
+# A lane run from `make test` skips the setup check that `test` has just done.
+LANE_DEPS := $(if $(NO_SETUP),,setup wheel)
+
+test-numpy: $(LANE_DEPS)
+	$(call lane,numpy,tests,KAEL_BACKEND=numpy $(PY) -m pytest $$dirs -q $(PYTEST_ARGS))
+
+test-python: $(LANE_DEPS)
+	$(call lane,python,$(PYTHON_LANE_DIRS),KAEL_BACKEND=python $(PY) -m pytest $$dirs -q $(PYTEST_ARGS))
+
+test-pyodide: $(LANE_DEPS)
+	$(call lane,pyodide,$(PYODIDE_LANE_DIRS),node tests/pyodide/run.mjs $$dirs -q $(PYTEST_ARGS))
+
+# ---------------------------------------------------------------------------------- run
+
+serve: setup wheel
+	$(PY) -m uvicorn server.app:app --host $(HOST) --port $(PORT)
+
+bench: setup
+	@if [ -f tests/bench/run.py ]; then \
+	  $(PY) tests/bench/run.py; \
+	else \
+	  echo "no benchmarks yet (tests/bench/run.py is missing)"; \
+	fi
+
+# Build outputs only; the virtualenv, node_modules and the wheel cache stay.
+clean:
+	rm -rf dist build
