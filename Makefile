@@ -71,7 +71,7 @@ system-packages:
 	  sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; \
 	  echo "installing Debian packages:$$missing"; \
 	  $$sudo apt-get update -qq; \
-	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
 	fi
 
 # Downloads each pinned wheel once and writes wheels.txt, the exact files
