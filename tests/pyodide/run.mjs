@@ -54,40 +54,41 @@ function writer(stream) {
   };
 }
 
-const { loadPyodide } = await import(pathToFileURL(resolvePyodide()).href);
-const wheels = wheelFiles();
+async function main() {
+  const { loadPyodide } = await import(pathToFileURL(resolvePyodide()).href);
+  const wheels = wheelFiles();
 
-const env = {
-  HOME: "/home/pyodide",
-  KAEL_BACKEND: "python",
-  // Hypothesis keeps its example database in memory (Emscripten's /tmp), never on the host.
-  HYPOTHESIS_STORAGE_DIRECTORY: "/tmp/hypothesis",
-  PYTHONDONTWRITEBYTECODE: "1",
-};
-for (const name of ["CI", "COLUMNS", "TERM", "NO_COLOR", "FORCE_COLOR"]) {
-  if (process.env[name] !== undefined) env[name] = process.env[name];
-}
+  const env = {
+    HOME: "/home/pyodide",
+    KAEL_BACKEND: "python",
+    // Hypothesis keeps its example database in memory (Emscripten's /tmp), never on the host.
+    HYPOTHESIS_STORAGE_DIRECTORY: "/tmp/hypothesis",
+    PYTHONDONTWRITEBYTECODE: "1",
+  };
+  for (const name of ["CI", "COLUMNS", "TERM", "NO_COLOR", "FORCE_COLOR"]) {
+    if (process.env[name] !== undefined) env[name] = process.env[name];
+  }
 
-const started = performance.now();
-const py = await loadPyodide({ env });
-py.setStdout(writer(process.stdout));
-py.setStderr(writer(process.stderr));
+  const started = performance.now();
+  const py = await loadPyodide({ env });
+  py.setStdout(writer(process.stdout));
+  py.setStderr(writer(process.stderr));
 
-const sitePackages = py.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
-for (const wheel of wheels) {
-  const bytes = readFileSync(wheel); // a Node Buffer, which Pyodide does not accept as is
-  py.unpackArchive(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), "wheel", {
-    extractDir: sitePackages,
-  });
-}
-py.mountNodeFS(MOUNT, REPO);
+  const sitePackages = py.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
+  for (const wheel of wheels) {
+    const bytes = readFileSync(wheel); // a Node Buffer, which Pyodide does not accept as is
+    py.unpackArchive(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), "wheel", {
+      extractDir: sitePackages,
+    });
+  }
+  py.mountNodeFS(MOUNT, REPO);
 
-const args = process.argv.slice(2);
-const pytestArgs = [...(args.length ? args : ["tests/kael", "-q"]), "-p", "no:cacheprovider"];
-py.globals.set("PYTEST_ARGS", py.toPy(pytestArgs));
-py.globals.set("STARTUP_SECONDS", (performance.now() - started) / 1000);
+  const args = process.argv.slice(2);
+  const pytestArgs = [...(args.length ? args : ["tests/kael", "-q"]), "-p", "no:cacheprovider"];
+  py.globals.set("PYTEST_ARGS", py.toPy(pytestArgs));
+  py.globals.set("STARTUP_SECONDS", (performance.now() - started) / 1000);
 
-const code = await py.runPythonAsync(`
+  return await py.runPythonAsync(`
 import importlib, os, sys
 
 os.environ["KAEL_BACKEND"] = "python"
@@ -114,4 +115,14 @@ print(f"pyodide: Python {sys.version.split()[0]} on {sys.platform}, "
 sys.stdout.flush()
 int(pytest.main(list(PYTEST_ARGS), plugins=[PyodideLane()]))
 `);
-process.exit(code);
+}
+
+// An error that escapes Pyodide would make Node print the line it came from: the whole
+// minified pyodide.asm.mjs. Print the error alone.
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`tests/pyodide/run.mjs: ${error?.stack ?? error}\n`);
+    process.exit(3);
+  },
+);
