@@ -131,6 +131,10 @@ class Backend:
         """Write ``value`` (an array of a's dtype, broadcast to the indexed shape) into ``a``."""
         raise NotImplementedError
 
+    def index_add_(self, a, key: tuple, values) -> None:
+        """In place: ``a[key] += values`` where repeated indices accumulate (numpy's add.at)."""
+        raise NotImplementedError
+
     # -- compute ----------------------------------------------------------------------------------
     def unary(self, op: str, a):
         raise NotImplementedError

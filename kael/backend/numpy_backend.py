@@ -78,9 +78,6 @@ class NumpyBackend(Backend):
     name = "numpy"
     array_type = np.ndarray
 
-    def __init__(self):
-        self._errstate = np.errstate(all="ignore")
-
     # -- construction ----------------------------------------------------------------------
     def from_nested(self, data, dtype):
         from .nested import check_nested
@@ -140,7 +137,7 @@ class NumpyBackend(Backend):
 
     # -- conversion and copies -----------------------------------------------------------------
     def astype(self, a, dtype):
-        with self._errstate:
+        with np.errstate(all="ignore"):
             return np.ascontiguousarray(a.astype(_NP[dtype]))
 
     def copy(self, a):
@@ -176,15 +173,18 @@ class NumpyBackend(Backend):
         except ValueError:
             raise broadcast_error(np.shape(value), a[key].shape) from None
 
+    def index_add_(self, a, key, values):
+        np.add.at(a, key, values)
+
     # -- compute ----------------------------------------------------------------------------------
     def unary(self, op, a):
-        with self._errstate:
+        with np.errstate(all="ignore"):
             out = _UNARY[op](a)
         return np.asarray(out)
 
     def binary(self, op, a, b):
         try:
-            with self._errstate:
+            with np.errstate(all="ignore"):
                 out = _BINARY[op](a, b)
         except ValueError:
             raise broadcast_error(a.shape, b.shape) from None
@@ -192,7 +192,7 @@ class NumpyBackend(Backend):
 
     def binary_(self, op, a, b):
         try:
-            with self._errstate:
+            with np.errstate(all="ignore"):
                 _BINARY[op](a, b, out=a, casting="unsafe")
         except ValueError:
             raise broadcast_error(b.shape, a.shape) from None

@@ -1,0 +1,137 @@
+"""``Function``: an operation with a forward and a hand-written backward.
+
+Every differentiable operation in kael is a ``Function``, built-in ones and users' alike:
+``forward(ctx, *args)`` computes the result with grad mode off, ``backward(ctx, grad)`` returns
+one gradient per forward argument (``None`` where there is none). ``apply`` records a single node
+named ``<ClassName>Backward`` when grad mode is on, the output is floating point and some input
+requires grad (ADR 0005: history is recorded only when needed). That node is the ``ctx`` both
+methods see.
+"""
+
+from __future__ import annotations
+
+from .grad_mode import state as _grad_state
+from .node import FunctionNode, NodeInput
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+
+class FunctionCtx:
+    """The ``ctx`` a forward sees when no history is recorded: saving is a no-op."""
+
+    def __init__(self, needs_input_grad):
+        self.needs_input_grad = needs_input_grad
+
+    def save_for_backward(self, *tensors):
+        pass
+
+    def mark_non_differentiable(self, *tensors):
+        pass
+
+    @property
+    def saved_tensors(self):
+        return ()
+
+
+def _edge_of(t):
+    meta = t._meta
+    if meta is None:
+        return None
+    if meta.grad_fn is not None:
+        return meta.grad_fn
+    if meta.requires_grad:
+        return meta.get_accumulator(t)
+    return None
+
+
+class Function:
+    """Subclass with static ``forward(ctx, ...)`` and ``backward(ctx, *grads)``; call ``apply``."""
+
+    _node_class = None
+    saved_names: tuple = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._node_class = type(
+            cls.__name__ + "Backward",
+            (FunctionNode,),
+            {"__slots__": (), "function": cls, "saved_names": tuple(cls.saved_names),
+             "__module__": cls.__module__, "__doc__": cls.__doc__},
+        )
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("implement forward(ctx, *args) in your Function subclass")
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError("implement backward(ctx, *grads) in your Function subclass")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        from ..tensor import Tensor, _wrap
+
+        node = None
+        if _grad_state.enabled:
+            needs = tuple(
+                isinstance(a, Tensor) and a._meta is not None and a._meta.requires_grad for a in args
+            )
+            if True in needs:
+                node = cls._make_node(args, needs)
+        if node is None:
+            ctx = FunctionCtx((False,) * len(args))
+        else:
+            ctx = node
+
+        enabled = _grad_state.enabled
+        _grad_state.enabled = False
+        try:
+            out = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _grad_state.enabled = enabled
+
+        if isinstance(out, tuple):
+            outs = tuple(_as_output(o, args, Tensor, _wrap) for o in out)
+            if node is not None:
+                floating = [o for o in outs if isinstance(o, Tensor) and o.dtype.is_floating_point]
+                if len(floating) > 1:
+                    raise RuntimeError(
+                        f"{cls.__name__}.forward returned {len(floating)} floating-point tensors; "
+                        "a kael Function has one differentiable output"
+                    )
+                if floating:
+                    floating[0]._set_history(node)
+            return outs
+        out = _as_output(out, args, Tensor, _wrap)
+        if node is not None and out.dtype.is_floating_point:
+            out._set_history(node)
+        return out
+
+    @classmethod
+    def _make_node(cls, args, needs):
+        from ..tensor import Tensor
+
+        inputs = []
+        positions = []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                inputs.append(NodeInput(_edge_of(a) if needs[i] else None, a.shape, a.dtype))
+                positions.append(i)
+        pos = None if len(positions) == len(args) else (len(args), tuple(positions))
+        return cls._node_class(tuple(inputs), needs, pos)
+
+
+def _as_output(out, args, Tensor, wrap):
+    if isinstance(out, Tensor):
+        for a in args:
+            if out is a:
+                return out._alias()
+        return out
+    if out is None:
+        return None
+    return wrap(out)
+
+
+def once_differentiable(fn):
+    """Accepted for PyTorch compatibility; kael's backward never records history anyway."""
+    return fn

@@ -1,0 +1,249 @@
+"""Nodes of the backward graph (ADR 0005: Node, NodeInput, FunctionNode, AccumulateGrad).
+
+A node maps the gradient of its one output to one gradient per input. ``inputs[i]`` is a
+``NodeInput``: the edge to the node that receives input ``i``'s gradient (``None`` for an input
+that does not require grad), and the shape and dtype that gradient must have.
+
+Ownership follows the ADR: a tensor owns its ``grad_fn``, a node owns the nodes of its inputs, a
+leaf holds its ``AccumulateGrad`` only weakly. Destroying a node is iterative (``Node.__del__``),
+so a 50,000-step chain is freed without deep recursion.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .saved import SavedTensor
+
+__all__ = ["Node", "NodeInput", "FunctionNode", "AccumulateGrad"]
+
+
+class NodeInput:
+    """One input of a node: its edge, and the shape and dtype its gradient must have."""
+
+    __slots__ = ("edge", "shape", "dtype")
+
+    def __init__(self, edge, shape, dtype):
+        self.edge = edge
+        self.shape = shape
+        self.dtype = dtype
+
+    def __repr__(self):
+        edge = self.edge.name() if self.edge is not None else None
+        return f"NodeInput(edge={edge}, shape={list(self.shape)}, dtype={self.dtype.name})"
+
+
+def _calibrate_sole_reference() -> int:
+    # sys.getrefcount of an object held only by one local variable, measured with the same code
+    # shape as Node.__del__ uses (the number differs between CPython versions).
+    obj = [object()]
+    item = obj.pop()
+    return sys.getrefcount(item)
+
+
+_SOLE = _calibrate_sole_reference()
+
+
+class Node:
+    """Base class: ``apply(grad)`` returns one gradient (or ``None``) per input."""
+
+    __slots__ = ("inputs", "_pre_hooks", "_hooks", "__weakref__")
+
+    def __init__(self, inputs=()):
+        self.inputs = inputs
+        self._pre_hooks = None
+        self._hooks = None
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        """``((node, input_nr), ...)`` as in PyTorch; ``(None, 0)`` for a null edge."""
+        return tuple((ni.edge, 0) for ni in self.inputs)
+
+    def apply(self, grad):
+        raise NotImplementedError
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs) -> None | grad_outputs``: runs before the node; may replace the
+        incoming gradient (a one-element tuple, as in PyTorch)."""
+        if self._pre_hooks is None:
+            self._pre_hooks = []
+        self._pre_hooks.append(fn)
+        return _RemovableHandle(self._pre_hooks, fn)
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs) -> None | grad_inputs``: runs after the node."""
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(fn)
+        return _RemovableHandle(self._hooks, fn)
+
+    @property
+    def released(self) -> bool:
+        return False
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    def __del__(self):
+        # Iterative destruction: take the edges out of every node whose last reference is on
+        # this local stack, so that dropping it cannot recurse into its inputs.
+        inputs = self.inputs
+        if not inputs:
+            return
+        self.inputs = ()
+        stack = [ni.edge for ni in inputs if ni.edge is not None]
+        del inputs
+        sole = _SOLE
+        while stack:
+            node = stack.pop()
+            if sys.getrefcount(node) <= sole and node.inputs:
+                stack.extend(ni.edge for ni in node.inputs if ni.edge is not None)
+                node.inputs = ()
+            del node
+
+
+class _RemovableHandle:
+    __slots__ = ("_hooks", "_fn")
+
+    def __init__(self, hooks, fn):
+        self._hooks = hooks
+        self._fn = fn
+
+    def remove(self):
+        try:
+            self._hooks.remove(self._fn)
+        except ValueError:
+            pass
+
+
+class FunctionNode(Node):
+    """A recorded operation, named like ``MulBackward``.
+
+    The node is also the ``ctx`` its function's ``forward`` and ``backward`` see:
+    ``save_for_backward``, ``saved_tensors`` (version-checked), ``needs_input_grad`` and plain
+    attributes for everything that is not a tensor.
+    """
+
+    __slots__ = ("_saved", "_released", "needs_input_grad", "_positions", "__dict__")
+
+    function = None  # the Function class whose backward this node runs
+    saved_names: tuple = ()  # names of the saved tensors, for ``_saved_<name>``
+
+    def __init__(self, inputs, needs_input_grad, positions=None):
+        Node.__init__(self, inputs)
+        self._saved = None
+        self._released = False
+        self.needs_input_grad = needs_input_grad
+        # (number of forward arguments, forward-argument index of each input) when some
+        # forward arguments are not tensors; None when inputs are arguments 0..n-1.
+        self._positions = positions
+
+    # -- ctx API ---------------------------------------------------------------------------------
+    def save_for_backward(self, *tensors):
+        self._saved = [None if t is None else SavedTensor(t, self) for t in tensors]
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._released:
+            raise RuntimeError(self._freed_message())
+        if self._saved is None:
+            return ()
+        return tuple(None if s is None else s.unpack() for s in self._saved)
+
+    def mark_non_differentiable(self, *tensors):
+        pass  # outputs of kael Functions that are not floating point never record history
+
+    # -- introspection ---------------------------------------------------------------------------
+    def saved_tensor_records(self) -> list:
+        """``[(name, SavedTensor)]`` for every tensor this node saved (not unpacked)."""
+        if not self._saved:
+            return []
+        names = self.saved_names
+        return [
+            (names[i] if i < len(names) else str(i), s)
+            for i, s in enumerate(self._saved)
+            if s is not None
+        ]
+
+    def __getattr__(self, attr):
+        if attr.startswith("_saved_"):
+            wanted = attr[len("_saved_"):]
+            names = type(self).saved_names
+            if wanted in names:
+                if self._released:
+                    raise RuntimeError(self._freed_message())
+                i = names.index(wanted)
+                saved = self._saved[i] if self._saved and i < len(self._saved) else None
+                return None if saved is None else saved.unpack()
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | {"_saved_" + n for n in type(self).saved_names})
+
+    # -- running -----------------------------------------------------------------------------------
+    @property
+    def released(self) -> bool:
+        return self._released
+
+    def apply(self, grad):
+        if self._released:
+            raise RuntimeError(self._freed_message())
+        grads = self.function.backward(self, grad)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        positions = self._positions
+        if positions is None:
+            expected = len(self.inputs)
+        else:
+            expected, positions = positions
+        if len(grads) != expected:
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients "
+                f"(expected {expected}, got {len(grads)})"
+            )
+        if positions is not None:
+            grads = tuple(grads[p] for p in positions)
+        return grads
+
+    def release_variables(self):
+        """Drop the saved tensors; the node cannot run again (ADR: a graph is used once)."""
+        self._saved = None
+        self._released = True
+
+    def _freed_message(self) -> str:
+        return (
+            "Trying to backward through the graph a second time (or to read the saved tensors of "
+            f"{self.name()} after they were freed: the first backward released them); "
+            "specify retain_graph=true"
+        )
+
+
+class AccumulateGrad(Node):
+    """Sits at a leaf and adds the incoming gradient into the leaf's ``grad``.
+
+    Runs the leaf's tensor hooks first (each may return a replacement gradient); the first
+    gradient stored is cloned, since it may be shared with another branch (rml).
+    """
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        Node.__init__(self, ())
+        self.variable = variable
+
+    def apply(self, grad):
+        leaf = self.variable
+        meta = leaf._meta
+        if meta.hooks:
+            for hook in meta.hooks:
+                replaced = hook(grad)
+                if replaced is not None:
+                    grad = replaced
+        if meta.grad is None:
+            meta.grad = grad.clone()
+        else:
+            meta.grad = meta.grad + grad
+        return ()

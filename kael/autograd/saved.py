@@ -1,0 +1,90 @@
+"""Saved tensors with version checks (ADR 0005), and ``saved_tensors_hooks``.
+
+A ``SavedTensor`` keeps a detached handle and the storage version at save time. Reading it after
+an in-place change to that storage raises instead of returning wrong values. Hooks installed by
+``saved_tensors_hooks(pack, unpack)`` see every tensor as it is saved (``pack``) and give it back
+when backward needs it (``unpack``); the notebook counts activation memory this way.
+"""
+
+from __future__ import annotations
+
+import threading
+
+__all__ = ["SavedTensor", "saved_tensors_hooks"]
+
+
+class _HookStack(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_hooks = _HookStack()
+
+
+class saved_tensors_hooks:
+    """``with saved_tensors_hooks(pack, unpack):`` every tensor saved for backward inside the
+    block goes through ``pack`` when saved and ``unpack`` when used."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _hooks.stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _hooks.stack.pop()
+        return False
+
+
+class SavedTensor:
+    """A tensor saved by ``node`` for its backward, checked against in-place changes."""
+
+    __slots__ = ("_data", "_storage", "_version", "_node", "_packed", "_unpack", "shape", "dtype")
+
+    def __init__(self, tensor, node):
+        storage = tensor._storage
+        if storage.version is None:
+            raise RuntimeError("Inference tensors cannot be saved for backward")
+        self._storage = storage
+        self._version = storage.version
+        self._node = node.name()
+        self.shape = tensor.shape
+        self.dtype = tensor.dtype
+        if _hooks.stack:
+            pack, unpack = _hooks.stack[-1]
+            self._packed = pack(tensor)
+            self._unpack = unpack
+            self._data = None
+        else:
+            self._data = tensor.detach()
+            self._packed = None
+            self._unpack = None
+
+    @property
+    def version(self) -> int:
+        """The storage version when the tensor was saved."""
+        return self._version
+
+    @property
+    def current_version(self) -> int:
+        return self._storage.version
+
+    @property
+    def nbytes(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n * self.dtype.itemsize
+
+    def unpack(self):
+        if self._storage.version != self._version:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: expected version {self._version}, got {self._storage.version} "
+                f"(saved by {self._node})"
+            )
+        if self._unpack is not None:
+            return self._unpack(self._packed)
+        return self._data

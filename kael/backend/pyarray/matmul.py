@@ -1,0 +1,72 @@
+"""numpy's matmul: 1-D operands promoted and squeezed, batch dims broadcast.
+
+Rows of ``a`` and columns of ``b`` (``b`` transposed once) are extracted as lists, and each
+output element is one C-level dot product of a row and a column.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import repeat
+from operator import mul
+
+from ... import dtype as dt
+from ..errors import broadcast_shapes, matmul_error
+from .array import PyArray, c_strides, new, offsets, values
+from .elementwise import cast_values
+from .shape import permute
+
+
+def _dot(row, col):
+    return sum(map(mul, row, col))
+
+
+dot = getattr(math, "sumprod", None) or _dot
+
+
+def _rows(vals: list, k: int) -> list:
+    return [vals[i:i + k] for i in range(0, len(vals), k)]
+
+
+def _matrix_index(batch_shape: tuple, batch: tuple) -> list:
+    """For each matrix of the broadcast ``batch`` (C order), the index of the operand's matrix."""
+    strides = c_strides(batch_shape)
+    lead = len(batch) - len(batch_shape)
+    bstrides = [0] * lead + [st if n != 1 else 0 for n, st in zip(batch_shape, strides)]
+    return offsets(batch, bstrides)
+
+
+def matmul(a: PyArray, b: PyArray) -> PyArray:
+    if not a.shape or not b.shape:
+        raise matmul_error(a.shape, b.shape)
+    dtype = a.dtype if a.dtype is b.dtype else dt.promote_types(a.dtype, b.dtype)
+    a2 = a if len(a.shape) > 1 else PyArray(a.buf, (1,) + a.shape, (0,) + a.strides, a.offset, a.dtype)
+    b2 = b if len(b.shape) > 1 else PyArray(b.buf, b.shape + (1,), b.strides + (0,), b.offset, b.dtype)
+    m, k = a2.shape[-2:]
+    k2, n = b2.shape[-2:]
+    if k != k2:
+        raise matmul_error(a.shape, b.shape)
+    try:
+        batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    except ValueError:
+        raise matmul_error(a.shape, b.shape) from None
+    shape = batch + a.shape[-2:-1] + (b.shape[-1:] if len(b.shape) > 1 else ())
+    count = 1
+    for s in batch:
+        count *= s
+    if k == 0:
+        zero = 0.0 if dtype.is_floating_point else (False if dtype is dt.bool_ else 0)
+        return new([zero] * (count * m * n), shape, dtype)
+    nd = len(b2.shape)
+    bt = permute(b2, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+    rows = _rows(cast_values(values(a2), a.dtype, dtype), k)
+    cols = _rows(cast_values(values(bt), b.dtype, dtype), k)
+    out = []
+    extend = out.extend
+    for ia, ib in zip(_matrix_index(a2.shape[:-2], batch), _matrix_index(b2.shape[:-2], batch)):
+        cb = cols[ib * n:(ib + 1) * n]
+        for row in rows[ia * m:(ia + 1) * m]:
+            extend(map(dot, repeat(row, n), cb))
+    if dtype is dt.bool_:
+        out = [v != 0 for v in out]
+    return new(out, shape, dtype)

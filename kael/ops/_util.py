@@ -1,0 +1,93 @@
+"""What every op family shares: operand promotion, dim normalization and ``sum_to``."""
+
+from __future__ import annotations
+
+from .. import dtype as dt
+from ..backend.errors import fmt_shape
+from ..tensor import B, Tensor, _wrap
+
+__all__ = ["as_tensor", "operands", "promoted", "sum_to", "reduce_grad", "norm_dim", "norm_dims"]
+
+
+def as_tensor(value, dtype=None) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float)):
+        return _wrap(B.full((), value, dtype or dt.scalar_dtype(value)))
+    from ..creation import tensor
+
+    return tensor(value, dtype=dtype)
+
+
+def operands(*values):
+    """Tensors for ``values`` (Python scalars become 0-d tensors) and their result dtype.
+
+    PyTorch promotion: a Python scalar or a 0-d tensor does not widen a dimensioned tensor of
+    the same category (``float32_tensor * 2.0`` stays float32)."""
+    dims, zero_dims, scalars = [], [], []
+    for v in values:
+        if isinstance(v, Tensor):
+            (dims if B.shape(v._data) else zero_dims).append(v.dtype)
+        elif isinstance(v, (bool, int, float)):
+            scalars.append(dt.scalar_dtype(v))
+        else:
+            raise TypeError(f"unsupported operand type {type(v).__name__}; expected a Tensor or a number")
+    result = dt.result_type(dims, zero_dims, scalars)
+    tensors = tuple(v if isinstance(v, Tensor) else _wrap(B.full((), v, result)) for v in values)
+    return tensors, result
+
+
+def promoted(t: Tensor, dtype):
+    """``t``'s array cast to ``dtype`` when it differs."""
+    arr = t._data
+    return arr if B.dtype(arr) is dtype else B.astype(arr, dtype)
+
+
+def sum_to(g: Tensor, shape) -> Tensor:
+    """Undo a broadcast (rml's SumTo): sum away leading dims, then keep-dim-sum every dim that is
+    1 in ``shape`` but not in ``g``."""
+    gshape = g.shape
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    if lead < 0:
+        raise RuntimeError(f"sum_to: shape {fmt_shape(gshape)} cannot be reduced to {fmt_shape(shape)}")
+    dims = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1
+    )
+    out = g.sum(dims, keepdim=True) if dims else g
+    if lead:
+        out = out.reshape(shape)
+    return out
+
+
+def reduce_grad(g: Tensor, ni) -> Tensor:
+    """The gradient for input ``ni`` (a NodeInput): summed to its shape, cast to its dtype."""
+    if g.shape != ni.shape:
+        g = sum_to(g, ni.shape)
+    if g.dtype is not ni.dtype:
+        g = g.to(ni.dtype)
+    return g
+
+
+def norm_dim(dim: int, ndim: int) -> int:
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    if dim < lo or dim > hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim % ndim if ndim else 0
+
+
+def norm_dims(dim, ndim: int) -> tuple:
+    """``None`` means every dim; an int or a sequence of ints is normalized and checked."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, int):
+        return () if ndim == 0 else (norm_dim(dim, ndim),)
+    dims = tuple(norm_dim(d, ndim) for d in dim)
+    if ndim == 0:
+        return ()
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {list(dim)} appears multiple times in the list of dims")
+    return dims

@@ -1,0 +1,602 @@
+"""Elementwise ops: each forward beside its vector-Jacobian product.
+
+``g`` is the gradient arriving from the output; broadcasting is undone only by ``reduce_grad``
+(``sum_to``, then a cast back to the input's dtype).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import dtype as dt
+from ..autograd.function import Function
+from ..tensor import B, Tensor, _wrap
+from ._util import operands, promoted, reduce_grad
+
+__all__ = [
+    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "rsqrt", "abs", "sin", "cos",
+    "tanh", "sigmoid", "relu", "silu", "gelu", "square", "sign", "clamp", "maximum", "minimum",
+    "where", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+    "logical_not", "floor_divide", "remainder", "cast", "erf",
+]
+
+
+def _binary_forward(op, a, b):
+    dtype = a.dtype if a.dtype is b.dtype else dt.promote_types(a.dtype, b.dtype)
+    if op == "div" and not dtype.is_floating_point:
+        dtype = dt.get_default_dtype()
+    return B.binary(op, promoted(a, dtype), promoted(b, dtype))
+
+
+def _grads(ctx, ga, gb):
+    na, nb = ctx.inputs
+    need = ctx.needs_input_grad
+    return (reduce_grad(ga, na) if need[0] else None, reduce_grad(gb, nb) if need[1] else None)
+
+
+class Add(Function):
+    """y = a + b;  da = g;  db = g"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _binary_forward("add", a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _grads(ctx, g, g)
+
+
+class Sub(Function):
+    """y = a - b;  da = g;  db = -g"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _binary_forward("sub", a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _grads(ctx, g, -g if ctx.needs_input_grad[1] else g)
+
+
+class Mul(Function):
+    """y = a * b;  da = g * b;  db = g * a"""
+
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        need = ctx.needs_input_grad
+        ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+        return _binary_forward("mul", a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        return _grads(ctx, g * b if need[0] else None, g * a if need[1] else None)
+
+
+class Div(Function):
+    """y = a / b;  da = g / b;  db = -g * a / b**2"""
+
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        return _binary_forward("div", a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        return _grads(ctx, g / b if need[0] else None, -g * a / (b * b) if need[1] else None)
+
+
+class Pow(Function):
+    """y = a ** b;  da = g * b * a**(b-1);  db = g * y * log(a)"""
+
+    saved_names = ("self", "exponent", "result")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = _binary_forward("pow", a, b)
+        if ctx.needs_input_grad[1]:
+            ctx.save_for_backward(a, b, _wrap(out))
+        else:
+            ctx.save_for_backward(a, b)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        saved = ctx.saved_tensors
+        a, b = saved[0], saved[1]
+        need = ctx.needs_input_grad
+        ga = g * b * a ** (b - 1) if need[0] else None
+        gb = None
+        if need[1]:
+            # d/db a**b = a**b * log(a); defined as 0 where a == 0 (PyTorch's convention).
+            y = saved[2]
+            gb = where(a == 0, 0.0, g * y * log(where(a == 0, 1.0, a)))
+        return _grads(ctx, ga, gb)
+
+
+def _binary(cls, op):
+    def fn(a, b):
+        (a, b), _ = operands(a, b)
+        return cls.apply(a, b)
+
+    fn.__name__ = op
+    fn.__doc__ = cls.__doc__
+    return fn
+
+
+add = _binary(Add, "add")
+sub = _binary(Sub, "sub")
+mul = _binary(Mul, "mul")
+div = _binary(Div, "div")
+true_divide = div
+
+
+def pow(a, b):
+    """a ** b for tensors and numbers."""
+    (a, b), _ = operands(a, b)
+    if b.dtype is dt.int64 and a.dtype is dt.int64 and B.item(B.amin(b._data, tuple(range(b.ndim)), False)) < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return Pow.apply(a, b)
+
+
+# -- unary ops ----------------------------------------------------------------------------------
+
+
+def _float_input(a: Tensor, name: str):
+    """Unary float ops promote integer inputs to the default float dtype, as PyTorch does."""
+    arr = a._data
+    if not B.dtype(arr).is_floating_point:
+        arr = B.astype(arr, dt.get_default_dtype())
+    return arr
+
+
+class Neg(Function):
+    """y = -a;  da = -g"""
+
+    @staticmethod
+    def forward(ctx, a):
+        return B.unary("neg", a._data)
+
+    @staticmethod
+    def backward(ctx, g):
+        return -g
+
+
+class Exp(Function):
+    """y = exp(a);  da = g * y"""
+
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _wrap(B.unary("exp", _float_input(a, "exp")))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return reduce_grad(g * y, ctx.inputs[0])
+
+
+class Log(Function):
+    """y = log(a);  da = g / a"""
+
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return B.unary("log", _float_input(a, "log"))
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return reduce_grad(g / a, ctx.inputs[0])
+
+
+class Sqrt(Function):
+    """y = sqrt(a);  da = g / (2 * y)"""
+
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _wrap(B.unary("sqrt", _float_input(a, "sqrt")))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return reduce_grad(g / (2 * y), ctx.inputs[0])
+
+
+class Abs(Function):
+    """y = |a|;  da = g * sign(a)"""
+
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return B.unary("abs", a._data)
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return g * sign(a)
+
+
+class Sin(Function):
+    """y = sin(a);  da = g * cos(a)"""
+
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return B.unary("sin", _float_input(a, "sin"))
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return reduce_grad(g * cos(a), ctx.inputs[0])
+
+
+class Cos(Function):
+    """y = cos(a);  da = -g * sin(a)"""
+
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return B.unary("cos", _float_input(a, "cos"))
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return reduce_grad(-g * sin(a), ctx.inputs[0])
+
+
+class Tanh(Function):
+    """y = tanh(a);  da = g * (1 - y**2)"""
+
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _wrap(B.unary("tanh", _float_input(a, "tanh")))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return reduce_grad(g * (1 - y * y), ctx.inputs[0])
+
+
+class Sigmoid(Function):
+    """y = 1 / (1 + exp(-a));  da = g * y * (1 - y)"""
+
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _wrap(B.unary("sigmoid", _float_input(a, "sigmoid")))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return reduce_grad(g * y * (1 - y), ctx.inputs[0])
+
+
+class Relu(Function):
+    """y = max(a, 0);  da = g * (y > 0)"""
+
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _wrap(B.unary("relu", a._data))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return where(y > 0, g, 0.0)
+
+
+class Silu(Function):
+    """y = a * sigmoid(a);  da = g * s * (1 + a * (1 - s)), s = sigmoid(a)"""
+
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        x = _float_input(a, "silu")
+        return B.binary("mul", x, B.unary("sigmoid", x))
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        s = sigmoid(a)
+        return reduce_grad(g * s * (1 + a * (1 - s)), ctx.inputs[0])
+
+
+_SQRT_2 = math.sqrt(2.0)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+class Gelu(Function):
+    """exact: y = a * Phi(a);  da = g * (Phi(a) + a * phi(a))
+    tanh:  y = a/2 * (1 + tanh(u)), u = sqrt(2/pi) * (a + 0.044715 a**3);
+           da = g * (0.5 * (1 + t) + 0.5 * a * (1 - t**2) * sqrt(2/pi) * (1 + 3 * 0.044715 a**2))"""
+
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, approximate="none"):
+        ctx.save_for_backward(a)
+        ctx.approximate = approximate
+        x = _wrap(_float_input(a, "gelu"))
+        if approximate == "tanh":
+            inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
+            return 0.5 * x * (1 + tanh(inner))
+        return x * 0.5 * (1 + erf(x / _SQRT_2))
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        if ctx.approximate == "tanh":
+            inner = _SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)
+            t = tanh(inner)
+            d = 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * a * a)
+        else:
+            cdf = 0.5 * (1 + erf(a / _SQRT_2))
+            pdf = exp(-0.5 * a * a) * _INV_SQRT_2PI
+            d = cdf + a * pdf
+        return reduce_grad(g * d, ctx.inputs[0]), None
+
+
+class Square(Function):
+    """y = a**2;  da = 2 * g * a"""
+
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return B.unary("square", a._data)
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return 2 * g * a
+
+
+class Clamp(Function):
+    """y = min(max(a, lo), hi);  da = g where lo <= a <= hi, else 0"""
+
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, lo=None, hi=None):
+        ctx.save_for_backward(a)
+        ctx.lo, ctx.hi = lo, hi
+        return B.clip(a._data, lo, hi)
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        keep = None
+        if ctx.lo is not None:
+            keep = a >= ctx.lo
+        if ctx.hi is not None:
+            upper = a <= ctx.hi
+            keep = upper if keep is None else keep & upper
+        return (g if keep is None else where(keep, g, 0.0)), None, None
+
+
+class Maximum(Function):
+    """y = max(a, b);  da = g where a > b (half where equal);  db = g where b > a (half where equal)"""
+
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _binary_forward("maximum", a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        share = where(a > b, 1.0, where(a == b, 0.5, 0.0)).to(g.dtype)
+        return _grads(ctx, g * share, g * (1 - share))
+
+
+class Minimum(Function):
+    """y = min(a, b);  da = g where a < b (half where equal);  db = g where b < a (half where equal)"""
+
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _binary_forward("minimum", a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        share = where(a < b, 1.0, where(a == b, 0.5, 0.0)).to(g.dtype)
+        return _grads(ctx, g * share, g * (1 - share))
+
+
+class Where(Function):
+    """y = cond ? a : b;  da = g where cond;  db = g where not cond"""
+
+    saved_names = ("condition",)
+
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        ctx.save_for_backward(cond)
+        dtype = a.dtype if a.dtype is b.dtype else dt.promote_types(a.dtype, b.dtype)
+        return B.where(cond._data, promoted(a, dtype), promoted(b, dtype))
+
+    @staticmethod
+    def backward(ctx, g):
+        (cond,) = ctx.saved_tensors
+        _, na, nb = ctx.inputs
+        need = ctx.needs_input_grad
+        zero = g.new_zeros(())
+        ga = reduce_grad(where(cond, g, zero), na) if need[1] else None
+        gb = reduce_grad(where(cond, zero, g), nb) if need[2] else None
+        return None, ga, gb
+
+
+class Cast(Function):
+    """y = a.to(dtype);  da = g.to(a.dtype)"""
+
+    @staticmethod
+    def forward(ctx, a, dtype=None):
+        return B.astype(a._data, dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.to(ctx.inputs[0].dtype)
+
+
+def _unary(cls, name):
+    def fn(a):
+        if not isinstance(a, Tensor):
+            raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(a).__name__}")
+        return cls.apply(a)
+
+    fn.__name__ = name
+    fn.__doc__ = cls.__doc__
+    return fn
+
+
+neg = _unary(Neg, "neg")
+exp = _unary(Exp, "exp")
+log = _unary(Log, "log")
+sqrt = _unary(Sqrt, "sqrt")
+abs = _unary(Abs, "abs")
+sin = _unary(Sin, "sin")
+cos = _unary(Cos, "cos")
+tanh = _unary(Tanh, "tanh")
+sigmoid = _unary(Sigmoid, "sigmoid")
+relu = _unary(Relu, "relu")
+silu = _unary(Silu, "silu")
+square = _unary(Square, "square")
+
+
+def rsqrt(a):
+    return 1 / sqrt(a)
+
+
+def gelu(a, approximate="none"):
+    """GELU, exact (``approximate="none"``, with erf) or the tanh approximation."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
+    return Gelu.apply(a, approximate)
+
+
+def clamp(a, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    return Clamp.apply(a, min, max)
+
+
+clip = clamp
+
+
+def maximum(a, b):
+    (a, b), _ = operands(a, b)
+    return Maximum.apply(a, b)
+
+
+def minimum(a, b):
+    (a, b), _ = operands(a, b)
+    return Minimum.apply(a, b)
+
+
+def where(condition, a, b):
+    """Elementwise select: ``a`` where ``condition`` is true, else ``b``."""
+    if not isinstance(condition, Tensor):
+        raise TypeError("where(): condition must be a Tensor")
+    if condition.dtype is not dt.bool_:
+        condition = condition.to(dt.bool_)
+    (a, b), _ = operands(a, b)
+    return Where.apply(condition, a, b)
+
+
+def cast(a, dtype):
+    if a.dtype is dtype:
+        return a
+    return Cast.apply(a, dtype=dtype)
+
+
+# -- functions without gradients ---------------------------------------------------------------
+
+
+def _no_grad_unary(op, float_only=False):
+    def fn(a):
+        arr = _float_input(a, op) if float_only else a._data
+        return _wrap(B.unary(op, arr))
+
+    fn.__name__ = op
+    return fn
+
+
+sign = _no_grad_unary("sign")
+erf = _no_grad_unary("erf", float_only=True)
+floor = _no_grad_unary("floor")
+ceil = _no_grad_unary("ceil")
+
+
+def logical_not(a):
+    return _wrap(B.unary("logical_not", a._data))
+
+
+def _compare(op):
+    def fn(a, b):
+        (a, b), dtype = operands(a, b)
+        return _wrap(B.binary(op, promoted(a, dtype), promoted(b, dtype)))
+
+    fn.__name__ = op
+    return fn
+
+
+eq = _compare("eq")
+ne = _compare("ne")
+lt = _compare("lt")
+le = _compare("le")
+gt = _compare("gt")
+ge = _compare("ge")
+logical_and = _compare("logical_and")
+logical_or = _compare("logical_or")
+logical_xor = _compare("logical_xor")
+
+
+def floor_divide(a, b):
+    (a, b), dtype = operands(a, b)
+    return _wrap(B.binary("floordiv", promoted(a, dtype), promoted(b, dtype)))
+
+
+def remainder(a, b):
+    (a, b), dtype = operands(a, b)
+    return _wrap(B.binary("remainder", promoted(a, dtype), promoted(b, dtype)))

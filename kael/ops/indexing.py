@@ -1,0 +1,152 @@
+"""Indexing, indexed assignment and the in-place ops with ADR 0005's rules.
+
+Basic indexing (ints, slices, ``None``, ``...``) returns a view; integer-array and boolean-mask
+indexing copy. Every in-place op bumps the storage's version counter exactly once. With grad
+mode on, an in-place op is refused on a leaf that requires grad, on a tensor with history, and
+with a source that requires grad, so a recorded node never changes.
+"""
+
+from __future__ import annotations
+
+from .. import dtype as dt
+from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad_state
+from ..tensor import B, Tensor, _view, _wrap
+from ._util import operands
+
+__all__ = ["index", "index_put_", "inplace_binary", "inplace_copy", "inplace_fill", "inplace_clamp", "check_inplace"]
+
+
+def _normalize_key(key) -> tuple:
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            if k.dtype is not dt.int64 and k.dtype is not dt.bool_:
+                raise IndexError(f"tensors used as indices must be long or bool tensors, got {k.dtype.name}")
+            out.append(k._data)
+        elif isinstance(k, (list, tuple)):
+            from ..creation import tensor
+
+            t = tensor(k)
+            if t.dtype is not dt.int64 and t.dtype is not dt.bool_:
+                raise IndexError(f"lists used as indices must hold ints or bools, got {t.dtype.name}")
+            out.append(t._data)
+        elif isinstance(k, bool):
+            out.append(B.full((), k, dt.bool_))
+        elif isinstance(k, int) or k is None or k is Ellipsis or isinstance(k, slice):
+            if isinstance(k, slice) and k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero")
+            out.append(k)
+        elif hasattr(k, "__index__"):
+            out.append(k.__index__())
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or bool tensors are "
+                f"valid indices, got {type(k).__name__}"
+            )
+    return tuple(out)
+
+
+def _is_basic(key) -> bool:
+    return all(k is None or k is Ellipsis or isinstance(k, (int, slice)) for k in key)
+
+
+class Index(Function):
+    """y = a[key];  da = zeros like a with g added at key (repeated indices accumulate)"""
+
+    @staticmethod
+    def forward(ctx, a, key=()):
+        ctx.key = key
+        out = B.getitem(a._data, key)
+        return _view(out, a) if _is_basic(key) else out
+
+    @staticmethod
+    def backward(ctx, g):
+        ni = ctx.inputs[0]
+        out = _wrap(B.full(ni.shape, 0, g.dtype))
+        if _is_basic(ctx.key):
+            B.setitem(out._data, ctx.key, g._data)
+        else:
+            B.index_add_(out._data, ctx.key, g._data)
+        return out
+
+
+def index(a, key):
+    return Index.apply(a, key=_normalize_key(key))
+
+
+# -- in place ----------------------------------------------------------------------------------
+
+
+def check_inplace(t: Tensor, op: str, source=None) -> None:
+    """ADR 0005's three rules while grad mode is on, plus inference tensors' own rule."""
+    if t._storage.version is None and not _grad_state.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.")
+    if not _grad_state.enabled:
+        return
+    meta = t._meta
+    if meta is not None and meta.requires_grad:
+        if meta.grad_fn is None:
+            raise RuntimeError(f"a leaf tensor that requires grad is being used in the in-place operation {op}")
+        raise RuntimeError(f"{op} is not supported on a tensor with gradient history; use the out-of-place op")
+    if isinstance(source, Tensor) and source.requires_grad:
+        raise RuntimeError(f"{op} is not supported with a source that requires grad")
+
+
+def _source_array(t: Tensor, value, op: str):
+    """``value`` as an array of ``t``'s dtype; refuses a cast that would lose the category."""
+    (_, v), result = operands(t, value)
+    if result.category > t.dtype.category:
+        raise RuntimeError(f"result type {result.name} can't be cast to the desired output type {t.dtype.name} in {op}")
+    arr = v._data
+    return arr if B.dtype(arr) is t.dtype else B.astype(arr, t.dtype)
+
+
+def inplace_binary(t: Tensor, op: str, other, name: str) -> Tensor:
+    check_inplace(t, name, other)
+    if op == "div" and not t.dtype.is_floating_point:
+        raise RuntimeError(f"result type {dt.get_default_dtype().name} can't be cast to the desired output type {t.dtype.name} in {name}")
+    B.binary_(op, t._data, _source_array(t, other, name))
+    t._storage.bump()
+    return t
+
+
+def inplace_copy(t: Tensor, src) -> Tensor:
+    check_inplace(t, "copy_", src)
+    src = src if isinstance(src, Tensor) else _wrap(B.full((), src, t.dtype))
+    arr = src._data if src.dtype is t.dtype else B.astype(src._data, t.dtype)
+    B.copy_(t._data, arr)
+    t._storage.bump()
+    return t
+
+
+def inplace_fill(t: Tensor, value, name: str) -> Tensor:
+    check_inplace(t, name, value)
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise RuntimeError(f"{name} only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
+        value = value.item()
+    B.fill_(t._data, value)
+    t._storage.bump()
+    return t
+
+
+def inplace_clamp(t: Tensor, lo, hi) -> Tensor:
+    check_inplace(t, "clamp_")
+    if lo is None and hi is None:
+        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    B.copy_(t._data, B.clip(t._data, lo, hi))
+    t._storage.bump()
+    return t
+
+
+def index_put_(t: Tensor, key, value) -> Tensor:
+    """``t[key] = value``: writes through ``t``'s storage and bumps its version once."""
+    check_inplace(t, "index_put_", value)
+    key = _normalize_key(key)
+    B.setitem(t._data, key, _source_array(t, value, "index_put_"))
+    t._storage.bump()
+    return t
+

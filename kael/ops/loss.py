@@ -1,0 +1,134 @@
+"""Losses. ``cross_entropy`` is ``log_softmax`` then ``nll_loss``, as in PyTorch."""
+
+from __future__ import annotations
+
+from .. import dtype as dt
+from ..autograd.function import Function
+from ..backend.errors import fmt_shape
+from ..tensor import B, Tensor, _wrap
+from .elementwise import exp, log, relu, sigmoid
+from .reduction import log_softmax
+
+__all__ = ["mse_loss", "nll_loss", "cross_entropy", "binary_cross_entropy_with_logits", "binary_cross_entropy"]
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction; choose one of {', '.join(_REDUCTIONS)}")
+
+
+def mse_loss(input, target, reduction="mean"):
+    """mean((input - target)**2)"""
+    if input.shape != target.shape:
+        raise RuntimeError(f"mse_loss: input shape {fmt_shape(input.shape)} and target shape {fmt_shape(target.shape)} differ")
+    diff = input - target
+    return _reduce(diff * diff, reduction)
+
+
+class NllLoss(Function):
+    """y = -sum_i w[t_i] * logp[i, t_i] / sum_i w[t_i];  dlogp[i, t_i] = -g * w[t_i] / sum_i w[t_i]"""
+
+    saved_names = ("target",)
+
+    @staticmethod
+    def forward(ctx, logp, target, reduction="mean", ignore_index=-100):
+        n = B.shape(logp._data)[0]
+        targets = B.flat(target._data)
+        c = B.shape(logp._data)[1]
+        for i, t in enumerate(targets):
+            if t != ignore_index and not 0 <= t < c:
+                raise IndexError(f"Target {t} is out of bounds for {c} classes (sample {i})")
+        rows = [i for i, t in enumerate(targets) if t != ignore_index]
+        cols = [targets[i] for i in rows]
+        picked = B.getitem(logp._data, (B.from_flat(rows, (len(rows),), dt.int64), B.from_flat(cols, (len(cols),), dt.int64)))
+        ctx.rows, ctx.cols, ctx.reduction, ctx.n = rows, cols, reduction, n
+        if reduction == "none":
+            out = B.full((n,), 0, logp.dtype)
+            B.setitem(out, (B.from_flat(rows, (len(rows),), dt.int64),), B.unary("neg", picked))
+            return out
+        total = B.sum(B.unary("neg", picked), (0,), False)
+        if reduction == "mean":  # 0 / 0 = nan when every target is ignored, as in PyTorch
+            total = B.binary("div", total, B.full((), float(len(rows)), logp.dtype))
+        return total
+
+    @staticmethod
+    def backward(ctx, g):
+        ni = ctx.inputs[0]
+        out = _wrap(B.full(ni.shape, 0, g.dtype))
+        rows = B.from_flat(ctx.rows, (len(ctx.rows),), dt.int64)
+        cols = B.from_flat(ctx.cols, (len(ctx.cols),), dt.int64)
+        if ctx.reduction == "none":
+            vals = B.unary("neg", B.getitem(g._data, (rows,)))
+        else:
+            scale = -g.item() / (len(ctx.rows) if ctx.reduction == "mean" else 1) if ctx.rows else 0.0
+            vals = B.full((len(ctx.rows),), scale, g.dtype)
+        B.setitem(out._data, (rows, cols), vals)
+        return out, None, None, None
+
+
+def nll_loss(input, target, reduction="mean", ignore_index=-100):
+    """Negative log-likelihood of class indices ``target`` [N] under log-probabilities ``input`` [N, C]."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction; choose one of {', '.join(_REDUCTIONS)}")
+    if not isinstance(target, Tensor) or target.dtype is not dt.int64:
+        raise RuntimeError(f"nll_loss: target must be an int64 tensor of class indices, got {getattr(target, 'dtype', type(target).__name__)}")
+    squeeze = input.ndim == 1
+    if squeeze:
+        input, target = input.unsqueeze(0), target.reshape(1)
+    if input.ndim != 2 or target.ndim != 1 or target.shape[0] != input.shape[0]:
+        raise RuntimeError(
+            f"nll_loss: expected input [N, C] and target [N], got input {fmt_shape(input.shape)} and target {fmt_shape(target.shape)}"
+        )
+    out = NllLoss.apply(input, target, reduction, ignore_index)
+    return out.squeeze(0) if squeeze and reduction == "none" else out
+
+
+def cross_entropy(input, target, reduction="mean", ignore_index=-100):
+    """``nll_loss(log_softmax(input, 1), target)``; a float ``target`` of input's shape holds class
+    probabilities instead of indices."""
+    dim = 0 if input.ndim == 1 else 1
+    logp = log_softmax(input, dim)
+    if isinstance(target, Tensor) and target.dtype.is_floating_point:
+        if target.shape != input.shape:
+            raise RuntimeError(f"cross_entropy: probability target shape {fmt_shape(target.shape)} must match input shape {fmt_shape(input.shape)}")
+        return _reduce(-(target * logp).sum(dim), reduction)
+    return nll_loss(logp, target, reduction, ignore_index)
+
+
+class BceWithLogits(Function):
+    """y = max(x, 0) - x * t + log(1 + exp(-|x|));  dx = g * (sigmoid(x) - t);  dt = -g * x"""
+
+    saved_names = ("self", "target")
+
+    @staticmethod
+    def forward(ctx, x, t):
+        ctx.save_for_backward(x, t)
+        return relu(x) - x * t + log(1 + exp(-x.abs()))
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        return (g * (sigmoid(x) - t) if need[0] else None, -g * x if need[1] else None)
+
+
+def binary_cross_entropy_with_logits(input, target, reduction="mean"):
+    """Binary cross-entropy of ``sigmoid(input)`` against ``target``, computed stably from logits."""
+    if input.shape != target.shape:
+        raise ValueError(f"Target size ({fmt_shape(target.shape)}) must be the same as input size ({fmt_shape(input.shape)})")
+    return _reduce(BceWithLogits.apply(input, target.to(input.dtype)), reduction)
+
+
+def binary_cross_entropy(input, target, reduction="mean"):
+    """-(t log p + (1 - t) log(1 - p)) for probabilities ``input``."""
+    if input.shape != target.shape:
+        raise ValueError(f"Target size ({fmt_shape(target.shape)}) must be the same as input size ({fmt_shape(input.shape)})")
+    p = input.clamp(1e-12, 1 - 1e-7) if input.dtype is dt.float32 else input.clamp(1e-12, 1 - 1e-12)
+    return _reduce(-(target * log(p) + (1 - target) * log(1 - p)), reduction)

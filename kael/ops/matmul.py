@@ -1,0 +1,118 @@
+"""Matrix products: ``matmul`` with vector promotion and batch broadcasting (rml), and ``linear``."""
+
+from __future__ import annotations
+
+from .. import dtype as dt
+from ..autograd.function import Function
+from ..backend.errors import matmul_error
+from ..tensor import B, Tensor
+from ._util import promoted, sum_to
+
+__all__ = ["matmul", "linear", "mm", "bmm"]
+
+
+def _common(a, b):
+    return a.dtype if a.dtype is b.dtype else dt.promote_types(a.dtype, b.dtype)
+
+
+class Matmul(Function):
+    """y = a @ b;  da = g @ b^T;  db = a^T @ g  (vectors promoted as in forward, batch dims
+    summed back with sum_to)"""
+
+    saved_names = ("self", "mat2")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        need = ctx.needs_input_grad
+        ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+        dtype = _common(a, b)
+        return B.matmul(promoted(a, dtype), promoted(b, dtype))
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        na, nb = ctx.inputs
+        need = ctx.needs_input_grad
+        a_vec, b_vec = len(na.shape) == 1, len(nb.shape) == 1
+        if a_vec:
+            g = g.unsqueeze(-2)
+        if b_vec:
+            g = g.unsqueeze(-1)
+        ga = gb = None
+        if need[0]:
+            bm = b.unsqueeze(-1) if b_vec else b
+            ga = g @ bm.mT
+            ga = sum_to(ga, (1,) + na.shape if a_vec else na.shape).reshape(na.shape).to(na.dtype)
+        if need[1]:
+            am = a.unsqueeze(0) if a_vec else a
+            gb = am.mT @ g
+            gb = sum_to(gb, nb.shape + (1,) if b_vec else nb.shape).reshape(nb.shape).to(nb.dtype)
+        return ga, gb
+
+
+def matmul(a, b):
+    """numpy's matmul: 1-D operands are promoted to matrices and squeezed back, batch dims broadcast."""
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        raise TypeError("matmul(): both arguments must be Tensors")
+    if a.ndim == 0 or b.ndim == 0:
+        raise matmul_error(a.shape, b.shape)
+    return Matmul.apply(a, b)
+
+
+def mm(a, b):
+    if a.ndim != 2 or b.ndim != 2:
+        raise RuntimeError(f"mm: expected 2-D tensors, got {a.ndim}-D and {b.ndim}-D")
+    return matmul(a, b)
+
+
+def bmm(a, b):
+    if a.ndim != 3 or b.ndim != 3:
+        raise RuntimeError(f"bmm: expected 3-D tensors, got {a.ndim}-D and {b.ndim}-D")
+    return matmul(a, b)
+
+
+class Linear(Function):
+    """y = x @ W^T + b;  dx = g @ W;  dW = g^T @ x (over every leading dim);  db = sum(g)"""
+
+    saved_names = ("input", "weight")
+
+    @staticmethod
+    def forward(ctx, x, weight, bias=None):
+        need = ctx.needs_input_grad
+        ctx.save_for_backward(x if need[1] else None, weight if need[0] else None)
+        dtype = _common(x, weight)
+        out = B.matmul(promoted(x, dtype), B.permute(promoted(weight, dtype), (1, 0)))
+        if bias is not None:
+            out = B.binary("add", out, promoted(bias, dtype))
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        nx, nw = ctx.inputs[0], ctx.inputs[1]
+        gx = (g @ w).to(nx.dtype) if need[0] else None
+        gw = None
+        if need[1]:
+            g2 = g.reshape(-1, g.shape[-1])
+            x2 = x.reshape(-1, x.shape[-1])
+            gw = (g2.mT @ x2).to(nw.dtype)
+        gb = None
+        if len(need) > 2 and need[2]:
+            nb = ctx.inputs[2]
+            gb = sum_to(g, nb.shape).to(nb.dtype)
+        return (gx, gw, gb) if len(need) > 2 else (gx, gw)
+
+
+def linear(x, weight, bias=None):
+    """``x @ weight.T + bias`` for ``x`` of shape [..., in] and ``weight`` of shape [out, in]."""
+    if weight.ndim != 2:
+        raise RuntimeError(f"linear: weight must be 2-D [out, in], got shape {list(weight.shape)}")
+    if x.ndim == 0 or x.shape[-1] != weight.shape[1]:
+        raise RuntimeError(
+            f"linear: input of shape {list(x.shape)} does not match weight of shape {list(weight.shape)} "
+            f"({x.shape[-1] if x.ndim else 'scalar'} != {weight.shape[1]})"
+        )
+    if bias is None:
+        return Linear.apply(x, weight)
+    return Linear.apply(x, weight, bias)

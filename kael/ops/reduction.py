@@ -1,0 +1,275 @@
+"""Reductions and the softmax family, each forward beside its vector-Jacobian product."""
+
+from __future__ import annotations
+
+from .. import dtype as dt
+from ..autograd.function import Function
+from ..tensor import B, Tensor, _wrap
+from ._util import norm_dim, norm_dims, operands
+from .elementwise import exp, where
+
+__all__ = [
+    "sum", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "logsumexp",
+    "softmax", "log_softmax", "all", "any", "allclose",
+]
+
+
+def _kept_shape(shape, dims):
+    return tuple(1 if i in dims else n for i, n in enumerate(shape))
+
+
+def _unreduce(g: Tensor, shape, dims, keepdim):
+    """Give ``g`` (reduced over ``dims``) back the reduced dims as size 1, ready to broadcast."""
+    return g if keepdim or not dims else g.reshape(_kept_shape(shape, dims))
+
+
+class Sum(Function):
+    """y = sum(a, dims);  da = expand(g, a.shape)"""
+
+    @staticmethod
+    def forward(ctx, a, dims=(), keepdim=False, dtype=None):
+        ctx.dims, ctx.keepdim = dims, keepdim
+        arr = a._data
+        if dtype is not None and B.dtype(arr) is not dtype:
+            arr = B.astype(arr, dtype)
+        return B.sum(arr, dims, keepdim)
+
+    @staticmethod
+    def backward(ctx, g):
+        ni = ctx.inputs[0]
+        g = _unreduce(g, ni.shape, ctx.dims, ctx.keepdim).expand(ni.shape)
+        return g if g.dtype is ni.dtype else g.to(ni.dtype)
+
+
+def sum(a, dim=None, keepdim=False, dtype=None):
+    """Sum over ``dim`` (an int, a tuple of ints, or ``None`` for every dim)."""
+    dims = norm_dims(dim, a.ndim)
+    if dtype is not None:
+        dtype = dt.as_dtype(dtype)
+    return Sum.apply(a, dims=dims, keepdim=keepdim, dtype=dtype)
+
+
+def _count(shape, dims) -> int:
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+def mean(a, dim=None, keepdim=False):
+    if not a.dtype.is_floating_point:
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {a.dtype.name}"
+        )
+    dims = norm_dims(dim, a.ndim)
+    n = _count(a.shape, dims)
+    return Sum.apply(a, dims=dims, keepdim=keepdim, dtype=None) / n
+
+
+def var(a, dim=None, keepdim=False, unbiased=True):
+    dims = norm_dims(dim, a.ndim)
+    n = _count(a.shape, dims)
+    centered = a - mean(a, dims, keepdim=True)
+    return sum(centered * centered, dims, keepdim) / max(n - (1 if unbiased else 0), 1)
+
+
+def std(a, dim=None, keepdim=False, unbiased=True):
+    return var(a, dim, keepdim, unbiased).sqrt()
+
+
+class Amax(Function):
+    """y = max(a, dims);  da = g shared evenly among the elements equal to the max"""
+
+    saved_names = ("self", "result")
+
+    @staticmethod
+    def forward(ctx, a, dims=(), keepdim=False, op="amax"):
+        out = _wrap(getattr(B, op)(a._data, dims, keepdim))
+        ctx.dims, ctx.keepdim = dims, keepdim
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        a, y = ctx.saved_tensors
+        shape = a.shape
+        y = _unreduce(y, shape, ctx.dims, ctx.keepdim)
+        mask = (a == y).to(g.dtype)
+        count = mask.sum(ctx.dims, keepdim=True)
+        return _unreduce(g, shape, ctx.dims, ctx.keepdim) * mask / count
+
+
+def amax(a, dim=None, keepdim=False):
+    return Amax.apply(a, dims=norm_dims(dim, a.ndim), keepdim=keepdim, op="amax")
+
+
+def amin(a, dim=None, keepdim=False):
+    return Amax.apply(a, dims=norm_dims(dim, a.ndim), keepdim=keepdim, op="amin")
+
+
+class MaxDim(Function):
+    """values, indices = max(a, dim);  da = g scattered to the index positions"""
+
+    saved_names = ("indices",)
+
+    @staticmethod
+    def forward(ctx, a, dim=0, keepdim=False, op="max"):
+        arg = B.argmax if op == "max" else B.argmin
+        idx = arg(a._data, dim, True)
+        values = B.getitem(a._data, _take_key(a.ndim, dim, idx))
+        values = _wrap(values if keepdim else B.view(values, tuple(n for i, n in enumerate(B.shape(values)) if i != dim)))
+        indices = _wrap(idx if keepdim else B.view(idx, tuple(n for i, n in enumerate(B.shape(idx)) if i != dim)))
+        ctx.dim, ctx.keepdim = dim, keepdim
+        ctx.save_for_backward(_wrap(idx))
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, g):
+        (idx,) = ctx.saved_tensors
+        ni = ctx.inputs[0]
+        if not ctx.keepdim:
+            g = g.unsqueeze(ctx.dim)
+        out = _wrap(B.full(ni.shape, 0, g.dtype))
+        B.setitem(out._data, _take_key(len(ni.shape), ctx.dim, idx._data), B.copy(g._data))
+        return out
+
+
+def _take_key(ndim, dim, idx):
+    """An advanced-index key that picks ``idx`` (keepdim indices) along ``dim``."""
+    shape = B.shape(idx)
+    key = []
+    for i in range(ndim):
+        if i == dim:
+            key.append(idx)
+        else:
+            view_shape = tuple(shape[i] if j == i else 1 for j in range(ndim))
+            key.append(B.view(B.arange(0, shape[i], 1, dt.int64), view_shape))
+    return tuple(key)
+
+
+class _MinMaxResult(tuple):
+    """``(values, indices)`` with attribute access, like PyTorch's ``torch.return_types.max``."""
+
+    __slots__ = ()
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+
+def max(a, dim=None, keepdim=False):
+    """``max(a)`` is the largest element; ``max(a, dim)`` returns ``(values, indices)``."""
+    if isinstance(dim, Tensor):
+        from .elementwise import maximum
+
+        return maximum(a, dim)
+    if dim is None:
+        return amax(a)
+    return _MinMaxResult(MaxDim.apply(a, dim=norm_dim(dim, a.ndim), keepdim=keepdim, op="max"))
+
+
+def min(a, dim=None, keepdim=False):
+    if isinstance(dim, Tensor):
+        from .elementwise import minimum
+
+        return minimum(a, dim)
+    if dim is None:
+        return amin(a)
+    return _MinMaxResult(MaxDim.apply(a, dim=norm_dim(dim, a.ndim), keepdim=keepdim, op="min"))
+
+
+def argmax(a, dim=None, keepdim=False):
+    d = None if dim is None else norm_dim(dim, a.ndim)
+    return _wrap(B.argmax(a._data, d, keepdim and d is not None))
+
+
+def argmin(a, dim=None, keepdim=False):
+    d = None if dim is None else norm_dim(dim, a.ndim)
+    return _wrap(B.argmin(a._data, d, keepdim and d is not None))
+
+
+def logsumexp(a, dim, keepdim=False):
+    """log(sum(exp(a), dim)), computed stably around the max."""
+    dims = norm_dims(dim, a.ndim)
+    m = a.detach().amax(dims, keepdim=True)
+    m = where(m.abs() == float("inf"), 0.0, m)
+    out = (a - m).exp().sum(dims, keepdim=True).log() + m
+    return out if keepdim else out.squeeze(dims) if dims else out
+
+
+class Softmax(Function):
+    """y = exp(a) / sum(exp(a), dim);  da = y * (g - sum(g * y, dim))"""
+
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a, dim=-1):
+        x = _wrap(a._data) if a.dtype.is_floating_point else a.to(dt.get_default_dtype())
+        shifted = x - x.amax(dim, keepdim=True)
+        e = exp(shifted)
+        out = e / e.sum(dim, keepdim=True)
+        ctx.dim = dim
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return y * (g - (g * y).sum(ctx.dim, keepdim=True))
+
+
+class LogSoftmax(Function):
+    """y = a - logsumexp(a, dim);  da = g - exp(y) * sum(g, dim)"""
+
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a, dim=-1):
+        x = _wrap(a._data) if a.dtype.is_floating_point else a.to(dt.get_default_dtype())
+        shifted = x - x.amax(dim, keepdim=True)
+        out = shifted - exp(shifted).sum(dim, keepdim=True).log()
+        ctx.dim = dim
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return g - exp(y) * g.sum(ctx.dim, keepdim=True)
+
+
+def softmax(a, dim):
+    return Softmax.apply(a, dim=norm_dim(dim, a.ndim))
+
+
+def log_softmax(a, dim):
+    return LogSoftmax.apply(a, dim=norm_dim(dim, a.ndim))
+
+
+def all(a) -> Tensor:
+    """True when every element is nonzero."""
+    n = B.item(B.sum(B.astype(a._data, dt.bool_), tuple(range(a.ndim)), False))
+    return _wrap(B.full((), n == a.numel(), dt.bool_))
+
+
+def any(a) -> Tensor:
+    """True when some element is nonzero."""
+    n = B.item(B.sum(B.astype(a._data, dt.bool_), tuple(range(a.ndim)), False))
+    return _wrap(B.full((), n > 0, dt.bool_))
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    """|a - b| <= atol + rtol * |b| elementwise (NaNs equal only with ``equal_nan``)."""
+    (a, b), _ = operands(a, b)
+    a = a.detach().to(dt.float64)
+    b = b.detach().to(dt.float64)
+    close = (a - b).abs() <= atol + rtol * b.abs()
+    close = close | (a == b)
+    if equal_nan:
+        close = close | ((a != a) & (b != b))
+    return bool(all(close).item())

@@ -1,0 +1,766 @@
+"""``Tensor`` and ``Storage``.
+
+A tensor is a backend array (possibly a view), the ``Storage`` it shares with every other view of
+the same memory (which carries the version counter), and an optional ``AutogradMeta``.
+Operations live in ``kael.ops``; the methods here are the PyTorch-shaped front door to them.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from . import dtype as dt
+from .autograd.grad_mode import state as _grad_state
+from .autograd.meta import AutogradMeta
+from .backend import get_backend
+from .backend.errors import fmt_shape
+
+B = get_backend()
+
+__all__ = ["Tensor", "Storage", "Size"]
+
+
+class Storage:
+    """Owns the memory of a tensor and its views, and the version counter of that memory.
+
+    ``version`` counts in-place writes through any view (PyTorch's ``t._version``); it is
+    ``None`` for inference tensors, which carry no counter.
+    """
+
+    __slots__ = ("version", "__weakref__")
+
+    def __init__(self, version=0):
+        self.version = version
+
+    def bump(self):
+        if self.version is not None:
+            self.version += 1
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``kael.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"kael.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+def _new_storage() -> Storage:
+    return Storage(None if _grad_state.inference else 0)
+
+
+def _wrap(arr) -> "Tensor":
+    """A tensor owning a freshly computed backend array."""
+    t = object.__new__(Tensor)
+    t._data = arr
+    t._storage = Storage(None if _grad_state.inference else 0)
+    t._meta = None
+    return t
+
+
+def _view(arr, base: "Tensor") -> "Tensor":
+    """A tensor viewing ``base``'s memory: it shares ``base``'s storage and version counter."""
+    t = object.__new__(Tensor)
+    t._data = arr
+    t._storage = base._storage
+    t._meta = None
+    return t
+
+
+class _RetainGrad:
+    """Pre-hook on a non-leaf's grad_fn that stores the incoming gradient in ``.grad``."""
+
+    __slots__ = ("ref",)
+    retains_grad = True
+
+    def __init__(self, tensor):
+        self.ref = weakref.ref(tensor)
+
+    def __call__(self, grads):
+        t = self.ref()
+        if t is not None:
+            t._accumulate_grad(grads[0])
+        return None
+
+
+class _TensorHook:
+    """Adapts ``fn(grad) -> grad | None`` to the node pre-hook convention."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, grads):
+        out = self.fn(grads[0])
+        return None if out is None else (out,)
+
+
+class Tensor:
+    """An n-dimensional array with PyTorch's autograd semantics as ADR 0005 decides them."""
+
+    __slots__ = ("_data", "_storage", "_meta", "__weakref__")
+
+    __array_priority__ = 1000  # numpy scalars defer to our operators
+
+    def __init__(self, data, *, dtype=None, requires_grad=False):
+        from .creation import tensor as _tensor
+
+        t = _tensor(data, dtype=dtype)
+        self._data = t._data
+        self._storage = t._storage
+        self._meta = None
+        if requires_grad:
+            self.requires_grad_()
+
+    # -- basic properties --------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(B.shape(self._data))
+
+    def size(self, dim=None):
+        shape = B.shape(self._data)
+        if dim is None:
+            return Size(shape)
+        return shape[self._dim(dim)]
+
+    @property
+    def dtype(self) -> dt.DType:
+        return B.dtype(self._data)
+
+    @property
+    def ndim(self) -> int:
+        return len(B.shape(self._data))
+
+    def dim(self) -> int:
+        return len(B.shape(self._data))
+
+    def numel(self) -> int:
+        n = 1
+        for s in B.shape(self._data):
+            n *= s
+        return n
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self.dtype.itemsize
+
+    def stride(self, dim=None):
+        strides = B.strides(self._data)
+        return strides if dim is None else strides[self._dim(dim)]
+
+    def storage_offset(self) -> int:
+        return B.offset(self._data)
+
+    def is_contiguous(self) -> bool:
+        return B.is_contiguous(self._data)
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    @property
+    def _version(self) -> int:
+        v = self._storage.version
+        if v is None:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return v
+
+    def is_inference(self) -> bool:
+        return self._storage.version is None
+
+    def untyped_storage(self) -> Storage:
+        return self._storage
+
+    def data_ptr(self) -> int:
+        return id(self._storage) * 64 + B.offset(self._data) * self.dtype.itemsize
+
+    def _dim(self, dim: int) -> int:
+        n = len(B.shape(self._data))
+        lo, hi = (-1, 0) if n == 0 else (-n, n - 1)
+        if not isinstance(dim, int) or isinstance(dim, bool):
+            raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+        if dim < lo or dim > hi:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+        return dim + n if dim < 0 else dim
+
+    # -- autograd state --------------------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        meta = self._meta
+        return meta is not None and meta.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        meta = self._meta
+        if meta is not None and meta.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use "
+                    "a computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach()."
+                )
+            return self
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError(
+                f"only floating point tensors can require gradients, got dtype {self.dtype.name}"
+            )
+        if requires_grad and self.is_inference() and not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
+        if meta is None:
+            if not requires_grad:
+                return self
+            self._meta = meta = AutogradMeta()
+        meta.requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self):
+        meta = self._meta
+        return None if meta is None else meta.grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(
+                    f"assigned grad has data of a different size: {fmt_shape(value.shape)} "
+                    f"vs {fmt_shape(self.shape)}"
+                )
+            if value.dtype is not self.dtype:
+                raise RuntimeError(
+                    f"assigned grad has data of a different type: {value.dtype.name} vs {self.dtype.name}"
+                )
+        if self._meta is None:
+            if value is None:
+                return
+            self._meta = AutogradMeta()
+        self._meta.grad = value
+
+    @property
+    def grad_fn(self):
+        meta = self._meta
+        return None if meta is None else meta.grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        meta = self._meta
+        return meta is None or meta.grad_fn is None
+
+    @property
+    def retains_grad(self) -> bool:
+        meta = self._meta
+        return meta is not None and meta.retains_grad
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf's gradient in ``.grad`` after backward."""
+        meta = self._meta
+        if meta is None or not meta.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if meta.grad_fn is None or meta.retains_grad:
+            return
+        meta.retains_grad = True
+        meta.grad_fn.register_prehook(_RetainGrad(self))
+
+    def register_hook(self, hook):
+        """``hook(grad) -> None | grad`` runs when this tensor's gradient is computed."""
+        meta = self._meta
+        if meta is None or not meta.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if meta.grad_fn is not None:
+            return meta.grad_fn.register_prehook(_TensorHook(hook))
+        if meta.hooks is None:
+            meta.hooks = []
+        meta.hooks.append(hook)
+        from .autograd.node import _RemovableHandle
+
+        return _RemovableHandle(meta.hooks, hook)
+
+    def _set_history(self, node) -> None:
+        meta = self._meta
+        if meta is None:
+            self._meta = AutogradMeta(True, node)
+        else:
+            meta.requires_grad = True
+            meta.grad_fn = node
+
+    def _accumulate_grad(self, grad) -> None:
+        meta = self._meta
+        if meta.grad is None:
+            meta.grad = grad.clone()
+        else:
+            meta.grad = meta.grad + grad
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Backpropagate from this tensor into the leaves' ``.grad`` (ADR 0005's engine)."""
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+
+    def detach(self) -> "Tensor":
+        """A tensor sharing storage and version counter, with no history."""
+        return _view(self._data, self)
+
+    def detach_(self) -> "Tensor":
+        meta = self._meta
+        if meta is not None:
+            meta.grad_fn = None
+            meta.requires_grad = False
+        return self
+
+    def _alias(self) -> "Tensor":
+        return _view(self._data, self)
+
+    # -- conversion ---------------------------------------------------------------------------------
+    def item(self):
+        return B.item(self._data)
+
+    def tolist(self):
+        return B.tolist(self._data)
+
+    def numpy(self):
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        to_numpy = getattr(B, "to_numpy", None)
+        if to_numpy is None:
+            raise RuntimeError("numpy() needs the numpy backend; this process uses the python backend")
+        return to_numpy(self._data)
+
+    def __len__(self):
+        shape = B.shape(self._data)
+        if not shape:
+            raise TypeError("len() of a 0-d tensor")
+        return shape[0]
+
+    def __iter__(self):
+        if not B.shape(self._data):
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self)))
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {self.numel()} elements is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype is not dt.int64 or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        from ._format import format_tensor
+
+        return format_tensor(self)
+
+    def __reduce__(self):
+        from .creation import tensor as _tensor
+
+        return (_rebuild, (self.tolist(), self.dtype.name, self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        t = self.detach().clone()
+        if self.requires_grad:
+            t.requires_grad_()
+        return t
+
+    def to(self, dtype=None, *args, **kwargs) -> "Tensor":
+        if dtype is None or isinstance(dtype, str) and dtype == "cpu":
+            dtype = kwargs.get("dtype", None)
+            if dtype is None:
+                return self
+        return ops.cast(self, dt.as_dtype(dtype))
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"kael.{self.dtype.name}"
+        return self.to(dtype)
+
+    def float(self):
+        return self.to(dt.float32)
+
+    def double(self):
+        return self.to(dt.float64)
+
+    def long(self):
+        return self.to(dt.int64)
+
+    def int(self):
+        return self.to(dt.int64)
+
+    def bool(self):
+        return self.to(dt.bool_)
+
+    def cpu(self):
+        return self
+
+    def new_tensor(self, data, dtype=None):
+        from .creation import tensor as _tensor
+
+        return _tensor(data, dtype=dtype or self.dtype)
+
+    def new_zeros(self, *shape, dtype=None):
+        from .creation import zeros
+
+        return zeros(*shape, dtype=dtype or self.dtype)
+
+    def new_ones(self, *shape, dtype=None):
+        from .creation import ones
+
+        return ones(*shape, dtype=dtype or self.dtype)
+
+    def new_full(self, shape, fill_value, dtype=None):
+        from .creation import full
+
+        return full(shape, fill_value, dtype=dtype or self.dtype)
+
+    def new_empty(self, *shape, dtype=None):
+        return self.new_zeros(*shape, dtype=dtype)
+
+    # -- arithmetic (kael.ops) ------------------------------------------------------------------------
+    def __add__(self, other):
+        return ops.add(self, other)
+
+    def __radd__(self, other):
+        return ops.add(other, self)
+
+    def __sub__(self, other):
+        return ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return ops.sub(other, self)
+
+    def __mul__(self, other):
+        return ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return ops.mul(other, self)
+
+    def __truediv__(self, other):
+        return ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return ops.div(other, self)
+
+    def __floordiv__(self, other):
+        return ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return ops.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        return ops.remainder(other, self)
+
+    def __pow__(self, other):
+        return ops.pow(self, other)
+
+    def __rpow__(self, other):
+        return ops.pow(other, self)
+
+    def __matmul__(self, other):
+        return ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return ops.matmul(other, self)
+
+    def __neg__(self):
+        return ops.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return ops.abs(self)
+
+    def __invert__(self):
+        return ops.logical_not(self)
+
+    def __and__(self, other):
+        return ops.logical_and(self, other)
+
+    def __or__(self, other):
+        return ops.logical_or(self, other)
+
+    def __xor__(self, other):
+        return ops.logical_xor(self, other)
+
+    def __eq__(self, other):
+        return ops.eq(self, other)
+
+    def __ne__(self, other):
+        return ops.ne(self, other)
+
+    def __lt__(self, other):
+        return ops.lt(self, other)
+
+    def __le__(self, other):
+        return ops.le(self, other)
+
+    def __gt__(self, other):
+        return ops.gt(self, other)
+
+    def __ge__(self, other):
+        return ops.ge(self, other)
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    add = __add__
+    sub = __sub__
+    mul = __mul__
+    div = __truediv__
+    true_divide = __truediv__
+    matmul = __matmul__
+    neg = __neg__
+    abs = __abs__
+    eq = __eq__
+    ne = __ne__
+    lt = __lt__
+    le = __le__
+    gt = __gt__
+    ge = __ge__
+
+    def pow(self, exponent):
+        return ops.pow(self, exponent)
+
+    def exp(self):
+        return ops.exp(self)
+
+    def log(self):
+        return ops.log(self)
+
+    def sqrt(self):
+        return ops.sqrt(self)
+
+    def rsqrt(self):
+        return ops.rsqrt(self)
+
+    def sin(self):
+        return ops.sin(self)
+
+    def cos(self):
+        return ops.cos(self)
+
+    def tanh(self):
+        return ops.tanh(self)
+
+    def sigmoid(self):
+        return ops.sigmoid(self)
+
+    def relu(self):
+        return ops.relu(self)
+
+    def square(self):
+        return ops.square(self)
+
+    def sign(self):
+        return ops.sign(self)
+
+    def clamp(self, min=None, max=None):
+        return ops.clamp(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other):
+        return ops.maximum(self, other)
+
+    def minimum(self, other):
+        return ops.minimum(self, other)
+
+    def where(self, condition, other):
+        return ops.where(condition, self, other)
+
+    def logical_not(self):
+        return ops.logical_not(self)
+
+    def isnan(self):
+        return ops.ne(self, self)
+
+    # -- reductions -----------------------------------------------------------------------------------
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        return ops.sum(self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim=None, keepdim=False):
+        return ops.mean(self, dim, keepdim)
+
+    def var(self, dim=None, keepdim=False, unbiased=True):
+        return ops.var(self, dim, keepdim, unbiased)
+
+    def std(self, dim=None, keepdim=False, unbiased=True):
+        return ops.std(self, dim, keepdim, unbiased)
+
+    def max(self, dim=None, keepdim=False):
+        return ops.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return ops.min(self, dim, keepdim)
+
+    def amax(self, dim=None, keepdim=False):
+        return ops.amax(self, dim, keepdim)
+
+    def amin(self, dim=None, keepdim=False):
+        return ops.amin(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        return ops.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return ops.argmin(self, dim, keepdim)
+
+    def logsumexp(self, dim, keepdim=False):
+        return ops.logsumexp(self, dim, keepdim)
+
+    def softmax(self, dim):
+        return ops.softmax(self, dim)
+
+    def log_softmax(self, dim):
+        return ops.log_softmax(self, dim)
+
+    def all(self):
+        return ops.all(self)
+
+    def any(self):
+        return ops.any(self)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return ops.allclose(self, other, rtol, atol, equal_nan)
+
+    # -- shape ----------------------------------------------------------------------------------------------
+    def view(self, *shape):
+        return ops.view(self, *shape)
+
+    def view_as(self, other):
+        return ops.view(self, other.shape)
+
+    def reshape(self, *shape):
+        return ops.reshape(self, *shape)
+
+    def reshape_as(self, other):
+        return ops.reshape(self, other.shape)
+
+    def transpose(self, dim0, dim1):
+        return ops.transpose(self, dim0, dim1)
+
+    def permute(self, *dims):
+        return ops.permute(self, *dims)
+
+    def t(self):
+        if self.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+        return self if self.ndim < 2 else ops.transpose(self, 0, 1)
+
+    @property
+    def T(self):
+        return ops.permute(self, *reversed(range(self.ndim)))
+
+    @property
+    def mT(self):
+        if self.ndim < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
+        return ops.transpose(self, -2, -1)
+
+    def unsqueeze(self, dim):
+        return ops.unsqueeze(self, dim)
+
+    def squeeze(self, dim=None):
+        return ops.squeeze(self, dim)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return ops.flatten(self, start_dim, end_dim)
+
+    def expand(self, *shape):
+        return ops.expand(self, *shape)
+
+    def expand_as(self, other):
+        return ops.expand(self, other.shape)
+
+    def broadcast_to(self, shape):
+        return ops.expand(self, shape)
+
+    def contiguous(self):
+        return self if self.is_contiguous() else ops.clone(self)
+
+    def clone(self):
+        return ops.clone(self)
+
+    def __getitem__(self, key):
+        return ops.index(self, key)
+
+    def __setitem__(self, key, value):
+        ops.index_put_(self, key, value)
+
+    # -- in place -------------------------------------------------------------------------------------------
+    def add_(self, other, alpha=1):
+        return ops.inplace_binary(self, "add", other if alpha == 1 else other * alpha, "add_")
+
+    def sub_(self, other, alpha=1):
+        return ops.inplace_binary(self, "sub", other if alpha == 1 else other * alpha, "sub_")
+
+    def mul_(self, other):
+        return ops.inplace_binary(self, "mul", other, "mul_")
+
+    def div_(self, other):
+        return ops.inplace_binary(self, "div", other, "div_")
+
+    def pow_(self, other):
+        return ops.inplace_binary(self, "pow", other, "pow_")
+
+    def copy_(self, src):
+        return ops.inplace_copy(self, src)
+
+    def zero_(self):
+        return ops.inplace_fill(self, 0, "zero_")
+
+    def fill_(self, value):
+        return ops.inplace_fill(self, value, "fill_")
+
+    def clamp_(self, min=None, max=None):
+        return ops.inplace_clamp(self, min, max)
+
+
+
+def _rebuild(data, dtype_name, requires_grad):
+    from .creation import tensor as _tensor
+
+    return _tensor(data, dtype=dt.as_dtype(dtype_name), requires_grad=requires_grad)
+
+
+from . import ops  # noqa: E402  (ops import Tensor from this module)
