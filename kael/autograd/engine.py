@@ -23,6 +23,7 @@ from .node import AccumulateGrad
 __all__ = ["run_backward", "gradient_edge", "set_tracer"]
 
 _tracer = None
+_depth = 0  # nested backward passes (a checkpoint recomputing in backward) are not traced
 
 
 def set_tracer(tracer):
@@ -159,7 +160,8 @@ def run_backward(roots, grad_roots, retain_graph=False, inputs=None, capture=Fal
     ``inputs``: tensors to accumulate into (``backward(inputs=...)``) or, with ``capture``, to
     return gradients for without touching ``.grad`` (``autograd.grad``).
     """
-    tracer = _tracer
+    global _depth
+    tracer = _tracer if _depth == 0 else None
     root_nodes, seeds = _seed(roots, grad_roots)
 
     targets = None
@@ -190,6 +192,7 @@ def run_backward(roots, grad_roots, retain_graph=False, inputs=None, capture=Fal
     grad_mode_before = _grad_state.enabled
     _grad_state.enabled = False
     node = None
+    _depth += 1
     try:
         while ready:
             node = ready.pop()
@@ -253,6 +256,7 @@ def run_backward(roots, grad_roots, retain_graph=False, inputs=None, capture=Fal
             tracer.on_error(node, exc)
         raise
     finally:
+        _depth -= 1
         _grad_state.enabled = grad_mode_before
         if gc_was_enabled:
             gc.enable()

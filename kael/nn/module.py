@@ -1,0 +1,276 @@
+"""``Module``: parameters and submodules found by attribute assignment, as in PyTorch."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+from .parameter import Parameter
+
+__all__ = ["Module", "Sequential", "ModuleList"]
+
+
+class Module:
+    """Base class of every layer: subclass, assign parameters and submodules in ``__init__``,
+    write ``forward``."""
+
+    def __init__(self):
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must implement forward()")
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # -- registration ------------------------------------------------------------------------------
+    def __setattr__(self, name, value):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign attributes before Module.__init__() call")
+        params, modules, buffers = self._parameters, self._modules, self._buffers
+        for d in (params, modules, buffers):
+            d.pop(name, None)
+        if isinstance(value, Parameter):
+            params[name] = value
+        elif isinstance(value, Module):
+            modules[name] = value
+        else:
+            object.__setattr__(self, name, value)
+            return
+        self.__dict__.pop(name, None)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for key in ("_parameters", "_modules", "_buffers"):
+            if key in d and name in d[key]:
+                return d[key][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for key in ("_parameters", "_modules", "_buffers"):
+            if name in self.__dict__[key]:
+                del self.__dict__[key][name]
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name, param):
+        if param is None:
+            self._parameters[name] = None
+        else:
+            setattr(self, name, param)
+
+    def register_buffer(self, name, tensor):
+        self._buffers[name] = tensor
+
+    def add_module(self, name, module):
+        self._modules[name] = module
+
+    # -- traversal -------------------------------------------------------------------------------------
+    def named_modules(self, prefix=""):
+        stack = [(prefix, self)]
+        seen = set()
+        while stack:
+            name, m = stack.pop()
+            if id(m) in seen:
+                continue
+            seen.add(id(m))
+            yield name, m
+            children = [(f"{name}.{k}" if name else k, c) for k, c in m._modules.items() if c is not None]
+            stack.extend(reversed(children))
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        for k, m in self._modules.items():
+            if m is not None:
+                yield k, m
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def named_parameters(self, prefix="", recurse=True):
+        seen = set()
+        modules = self.named_modules(prefix) if recurse else [(prefix, self)]
+        for mname, m in modules:
+            for pname, p in m._parameters.items():
+                if p is None or id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (f"{mname}.{pname}" if mname else pname), p
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self):
+        for mname, m in self.named_modules():
+            for bname, b in m._buffers.items():
+                if b is not None:
+                    yield (f"{mname}.{bname}" if mname else bname), b
+
+    def buffers(self):
+        for _, b in self.named_buffers():
+            yield b
+
+    # -- state -------------------------------------------------------------------------------------------
+    def train(self, mode=True):
+        for m in self.modules():
+            object.__setattr__(m, "training", bool(mode))
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                with no_grad():
+                    p.grad.zero_()
+
+    def apply(self, fn):
+        for m in reversed(list(self.modules())):
+            fn(m)
+        return self
+
+    def state_dict(self):
+        """Detached tensors (sharing memory) for every parameter and buffer, by dotted name."""
+        out = OrderedDict()
+        for name, p in self.named_parameters():
+            out[name] = p.detach()
+        for name, b in self.named_buffers():
+            out[name] = b.detach()
+        return out
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copy values into the parameters and buffers; with ``strict``, names must match exactly."""
+        own = dict(self.named_parameters())
+        own.update(self.named_buffers())
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        if strict and (missing or unexpected):
+            parts = []
+            if missing:
+                parts.append("missing keys: " + ", ".join(missing))
+            if unexpected:
+                parts.append("unexpected keys: " + ", ".join(unexpected))
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}: " + "; ".join(parts))
+        with no_grad():
+            for name, value in state_dict.items():
+                if name not in own:
+                    continue
+                target = own[name]
+                value = value if isinstance(value, Tensor) else target.new_tensor(value)
+                if value.shape != target.shape:
+                    raise RuntimeError(
+                        f"size mismatch for {name}: copying a param with shape {list(value.shape)}, "
+                        f"the shape in current model is {list(target.shape)}"
+                    )
+                target.copy_(value)
+        return (missing, unexpected)
+
+    def to(self, dtype):
+        from ..dtype import as_dtype
+
+        d = as_dtype(dtype)
+        with no_grad():
+            for m in self.modules():
+                for k, p in m._parameters.items():
+                    if p is not None and p.dtype is not d:
+                        m._parameters[k] = Parameter(p.to(d), p.requires_grad)
+        return self
+
+    def double(self):
+        return self.to("float64")
+
+    def float(self):
+        return self.to("float32")
+
+    # -- repr ----------------------------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self):
+        lines = []
+        for name, m in self._modules.items():
+            sub = repr(m).replace("\n", "\n  ")
+            lines.append(f"({name}): {sub}")
+        extra = self.extra_repr()
+        if not lines:
+            return f"{type(self).__name__}({extra})"
+        body = "\n  ".join(([extra] if extra else []) + lines)
+        return f"{type(self).__name__}(\n  {body}\n)"
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._modules))
+
+
+class Sequential(Module):
+    """Modules applied one after the other."""
+
+    def __init__(self, *modules):
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], (dict, OrderedDict)):
+            for name, m in modules[0].items():
+                self.add_module(name, m)
+        else:
+            for i, m in enumerate(modules):
+                self.add_module(str(i), m)
+
+    def forward(self, x):
+        for m in self._modules.values():
+            x = m(x)
+        return x
+
+    def __getitem__(self, i):
+        items = list(self._modules.values())
+        if isinstance(i, slice):
+            return Sequential(*items[i])
+        return items[i]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+
+class ModuleList(Module):
+    """A list of modules whose parameters the parent finds."""
+
+    def __init__(self, modules=()):
+        super().__init__()
+        for m in modules:
+            self.append(m)
+
+    def append(self, module):
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+    def __getitem__(self, i):
+        return list(self._modules.values())[i]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
