@@ -8,7 +8,7 @@ def fmt_shape(shape) -> str:
 
 
 def broadcast_error(*shapes) -> ValueError:
-    return ValueError(" and ".join(fmt_shape(s) for s in shapes) + " cannot be broadcast")
+    return ValueError("shapes " + " and ".join(fmt_shape(s) for s in shapes) + " cannot be broadcast")
 
 
 def matmul_error(a, b) -> ValueError:

@@ -74,6 +74,14 @@ _BINARY = {
 }
 
 
+def _index_error(e: IndexError, a) -> IndexError:
+    """numpy's indexing errors in the python backend's words ("dim", not "axis")."""
+    message = str(e)
+    if message.startswith("too many indices"):
+        return IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    return IndexError(message.replace(" for axis ", " for dim "))
+
+
 class NumpyBackend(Backend):
     name = "numpy"
     array_type = np.ndarray
@@ -165,11 +173,13 @@ class NumpyBackend(Backend):
         try:
             return a[key]
         except IndexError as e:
-            raise IndexError(str(e)) from None
+            raise _index_error(e, a) from None
 
     def setitem(self, a, key, value):
         try:
             a[key] = value
+        except IndexError as e:
+            raise _index_error(e, a) from None
         except ValueError:
             raise broadcast_error(np.shape(value), a[key].shape) from None
 
