@@ -77,17 +77,15 @@ def permute(a: PyArray, dims) -> PyArray:
 def expand(a: PyArray, shape) -> PyArray:
     """numpy's ``broadcast_to``: new leading dims and size-1 dims get stride 0."""
     shape = tuple(shape)
-    if shape == a.shape:
-        return a
     lead = len(shape) - len(a.shape)
     if lead < 0:
         raise broadcast_error(a.shape, shape)
     strides = [0] * lead
     for n, m, st in zip(shape[lead:], a.shape, a.strides):
-        if m == n:
-            strides.append(st)
-        elif m == 1:
+        if m == 1:
             strides.append(0)
+        elif m == n:
+            strides.append(st)
         else:
             raise broadcast_error(a.shape, shape)
     return PyArray(a.buf, shape, tuple(strides), a.offset, a.dtype)
@@ -112,7 +110,7 @@ def concat(arrays, dim: int) -> PyArray:
         for d, (n, m) in enumerate(zip(ref, a.shape)):
             if d != dim and n != m:
                 raise ValueError(
-                    f"sizes of tensors must match except in dimension {dim}. Expected size {n} but got "
+                    f"sizes of tensors must match except in dimension {dim}: expected size {n} but got "
                     f"size {m} for tensor number {i} in the list"
                 )
         dtype = dt.promote_types(dtype, a.dtype)
