@@ -143,6 +143,9 @@ class PythonBackend(Backend):
     def setitem(self, a, key, value):
         indexing.setitem(a, key, value)
 
+    def index_add_(self, a, key, values):
+        indexing.index_add_(a, key, values)
+
     # -- compute ----------------------------------------------------------------------------------
     def unary(self, op, a):
         return elementwise.unary(op, a)

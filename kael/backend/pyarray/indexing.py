@@ -201,6 +201,20 @@ def setitem(a: PyArray, key, value) -> None:
     scatter(a.buf, starts, run_shape, run_strides, src)
 
 
+def index_add_(a: PyArray, key, value: PyArray) -> None:
+    """``a[key] += value`` where repeated indices accumulate (numpy's ``add.at``)."""
+    shape, strides, offset, advanced, insert_at = _parse(a, key)
+    if advanced:
+        starts, run_shape, run_strides, out_shape = _advanced(shape, strides, offset, advanced, insert_at)
+    else:
+        starts, run_shape, run_strides, out_shape = [offset], tuple(shape), tuple(strides), tuple(shape)
+    inner = offsets(run_shape, run_strides)
+    src = _source(value, out_shape, a.dtype)
+    buf = a.buf
+    for p, v in zip([s + o for s in starts for o in inner], src):
+        buf[p] += v
+
+
 def _source(src: PyArray, shape: tuple, dtype) -> list:
     """``src``'s values broadcast to ``shape`` (leading size-1 dims dropped first, as numpy
     assignment does) and cast to ``dtype``."""
