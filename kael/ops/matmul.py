@@ -34,10 +34,10 @@ class Matmul(Function):
         na, nb = ctx.inputs
         need = ctx.needs_input_grad
         a_vec, b_vec = len(na.shape) == 1, len(nb.shape) == 1
+        if b_vec:  # before a_vec's: vector @ vector gives a 0-d g, which needs (1,) first
+            g = g.unsqueeze(-1)
         if a_vec:
             g = g.unsqueeze(-2)
-        if b_vec:
-            g = g.unsqueeze(-1)
         ga = gb = None
         if need[0]:
             bm = b.unsqueeze(-1) if b_vec else b

@@ -71,7 +71,8 @@ def var(a, dim=None, keepdim=False, unbiased=True):
     dims = norm_dims(dim, a.ndim)
     n = _count(a.shape, dims)
     centered = a - mean(a, dims, keepdim=True)
-    return sum(centered * centered, dims, keepdim) / max(n - (1 if unbiased else 0), 1)
+    denominator = n - 1 if unbiased and n > 1 else n  # this module's max() is the tensor op
+    return sum(centered * centered, dims, keepdim) / denominator
 
 
 def std(a, dim=None, keepdim=False, unbiased=True):
