@@ -763,4 +763,8 @@ def _rebuild(data, dtype_name, requires_grad):
     return _tensor(data, dtype=dt.as_dtype(dtype_name), requires_grad=requires_grad)
 
 
+from .autograd import function as _function  # noqa: E402
+
+_function._bind_tensor(Tensor, _wrap)
+
 from . import ops  # noqa: E402  (ops import Tensor from this module)

@@ -10,10 +10,23 @@ methods see.
 
 from __future__ import annotations
 
+from ..backend import get_backend
 from .grad_mode import state as _grad_state
 from .node import FunctionNode, NodeInput
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+B = get_backend()
+
+# Bound by kael.tensor when it is imported (kael.tensor imports the ops, which import this
+# module, so a top-level import here would be circular).
+Tensor = None
+_wrap = None
+
+
+def _bind_tensor(tensor_cls, wrap) -> None:
+    global Tensor, _wrap
+    Tensor, _wrap = tensor_cls, wrap
 
 
 class FunctionCtx:
@@ -31,17 +44,6 @@ class FunctionCtx:
     @property
     def saved_tensors(self):
         return ()
-
-
-def _edge_of(t):
-    meta = t._meta
-    if meta is None:
-        return None
-    if meta.grad_fn is not None:
-        return meta.grad_fn
-    if meta.requires_grad:
-        return meta.get_accumulator(t)
-    return None
 
 
 class Function:
@@ -69,26 +71,23 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from ..tensor import Tensor, _wrap
-
+        state = _grad_state
+        enabled = state.enabled
         node = None
-        if _grad_state.enabled:
-            needs = tuple(
-                isinstance(a, Tensor) and a._meta is not None and a._meta.requires_grad for a in args
-            )
-            if True in needs:
-                node = cls._make_node(args, needs)
-        if node is None:
-            ctx = FunctionCtx((False,) * len(args))
-        else:
-            ctx = node
+        if enabled:
+            for a in args:
+                if isinstance(a, Tensor):
+                    meta = a._meta
+                    if meta is not None and meta.requires_grad:
+                        node = cls._make_node(args)
+                        break
+        ctx = node if node is not None else FunctionCtx(_NO_GRAD_NEEDED[len(args)] if len(args) < 8 else (False,) * len(args))
 
-        enabled = _grad_state.enabled
-        _grad_state.enabled = False
+        state.enabled = False
         try:
             out = cls.forward(ctx, *args, **kwargs)
         finally:
-            _grad_state.enabled = enabled
+            state.enabled = enabled
 
         if isinstance(out, tuple):
             outs = tuple(_as_output(o, args, Tensor, _wrap) for o in out)
@@ -102,23 +101,46 @@ class Function:
                 if floating:
                     floating[0]._set_history(node)
             return outs
-        out = _as_output(out, args, Tensor, _wrap)
-        if node is not None and out.dtype.is_floating_point:
+        if type(out) is not Tensor:
+            out = _as_output(out, args, Tensor, _wrap)
+        else:
+            for a in args:
+                if out is a:
+                    out = out._alias()
+                    break
+        if node is not None and B.dtype(out._data).is_floating_point:
             out._set_history(node)
         return out
 
     @classmethod
-    def _make_node(cls, args, needs):
-        from ..tensor import Tensor
-
+    def _make_node(cls, args):
         inputs = []
-        positions = []
+        needs = []
+        positions = None
         for i, a in enumerate(args):
             if isinstance(a, Tensor):
-                inputs.append(NodeInput(_edge_of(a) if needs[i] else None, a.shape, a.dtype))
-                positions.append(i)
-        pos = None if len(positions) == len(args) else (len(args), tuple(positions))
-        return cls._node_class(tuple(inputs), needs, pos)
+                meta = a._meta
+                if meta is not None and meta.requires_grad:
+                    edge = meta.grad_fn
+                    if edge is None:
+                        edge = meta.get_accumulator(a)
+                    needs.append(True)
+                else:
+                    edge = None
+                    needs.append(False)
+                data = a._data
+                inputs.append(NodeInput(edge, B.shape(data), B.dtype(data)))
+                if positions is not None:
+                    positions.append(i)
+            else:
+                needs.append(False)
+                if positions is None:
+                    positions = list(range(i))
+        pos = None if positions is None else (len(args), tuple(positions))
+        return cls._node_class(tuple(inputs), tuple(needs), pos)
+
+
+_NO_GRAD_NEEDED = [(False,) * n for n in range(8)]
 
 
 def _as_output(out, args, Tensor, wrap):

@@ -5,7 +5,8 @@ A node maps the gradient of its one output to one gradient per input. ``inputs[i
 that does not require grad), and the shape and dtype that gradient must have.
 
 Ownership follows the ADR: a tensor owns its ``grad_fn``, a node owns the nodes of its inputs, a
-leaf holds its ``AccumulateGrad`` only weakly. Destroying a node is iterative (``Node.__del__``),
+leaf holds its ``AccumulateGrad`` only weakly. Destroying a node is iterative
+(``FunctionNode.__del__``; AccumulateGrad has no edges),
 so a 50,000-step chain is freed without deep recursion.
 """
 
@@ -87,24 +88,6 @@ class Node:
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
 
-    def __del__(self):
-        # Iterative destruction: take the edges out of every node whose last reference is on
-        # this local stack, so that dropping it cannot recurse into its inputs.
-        inputs = self.inputs
-        if not inputs:
-            return
-        self.inputs = ()
-        stack = [ni.edge for ni in inputs if ni.edge is not None]
-        del inputs
-        sole = _SOLE
-        while stack:
-            node = stack.pop()
-            if sys.getrefcount(node) <= sole and node.inputs:
-                stack.extend(ni.edge for ni in node.inputs if ni.edge is not None)
-                node.inputs = ()
-            del node
-
-
 class _RemovableHandle:
     __slots__ = ("_hooks", "_fn")
 
@@ -131,6 +114,23 @@ class FunctionNode(Node):
 
     function = None  # the Function class whose backward this node runs
     saved_names: tuple = ()  # names of the saved tensors, for ``_saved_<name>``
+
+    def __del__(self):
+        # Iterative destruction: take the edges out of every node whose last reference is on
+        # this local stack, so that dropping it cannot recurse into its inputs.
+        inputs = self.inputs
+        if not inputs:
+            return
+        self.inputs = ()
+        stack = [ni.edge for ni in inputs if ni.edge is not None]
+        del inputs
+        sole = _SOLE
+        while stack:
+            node = stack.pop()
+            if sys.getrefcount(node) <= sole and node.inputs:
+                stack.extend(ni.edge for ni in node.inputs if ni.edge is not None)
+                node.inputs = ()
+            del node
 
     def __init__(self, inputs, needs_input_grad, positions=None):
         Node.__init__(self, inputs)

@@ -24,6 +24,22 @@ def operands(*values):
 
     PyTorch promotion: a Python scalar or a 0-d tensor does not widen a dimensioned tensor of
     the same category (``float32_tensor * 2.0`` stays float32)."""
+    if len(values) == 2:
+        a, b = values
+        ta, tb = type(a), type(b)
+        # Fast paths: two tensors of one dtype, or a tensor and a scalar that does not widen it.
+        if ta is Tensor and tb is Tensor:
+            da = B.dtype(a._data)
+            if da is B.dtype(b._data):
+                return values, da
+        elif ta is Tensor and (tb is float or tb is int):
+            da = B.dtype(a._data)
+            if da.category >= _CATEGORY[tb]:
+                return (a, _wrap(B.full((), b, da))), da
+        elif tb is Tensor and (ta is float or ta is int):
+            db = B.dtype(b._data)
+            if db.category >= _CATEGORY[ta]:
+                return (_wrap(B.full((), a, db)), b), db
     dims, zero_dims, scalars = [], [], []
     for v in values:
         if isinstance(v, Tensor):
@@ -35,6 +51,9 @@ def operands(*values):
     result = dt.result_type(dims, zero_dims, scalars)
     tensors = tuple(v if isinstance(v, Tensor) else _wrap(B.full((), v, result)) for v in values)
     return tensors, result
+
+
+_CATEGORY = {int: dt.INT, float: dt.FLOAT}
 
 
 def promoted(t: Tensor, dtype):

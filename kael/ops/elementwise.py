@@ -22,7 +22,11 @@ __all__ = [
 
 
 def _binary_forward(op, a, b):
-    dtype = a.dtype if a.dtype is b.dtype else dt.promote_types(a.dtype, b.dtype)
+    da, db = a._data, b._data
+    ta, tb = B.dtype(da), B.dtype(db)
+    if ta is tb and (ta.is_floating_point or op != "div"):
+        return B.binary(op, da, db)
+    dtype = dt.promote_types(ta, tb)
     if op == "div" and not dtype.is_floating_point:
         dtype = dt.get_default_dtype()
     return B.binary(op, promoted(a, dtype), promoted(b, dtype))
