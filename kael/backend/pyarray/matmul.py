@@ -17,11 +17,7 @@ from .elementwise import cast_values
 from .shape import permute
 
 
-def _dot(row, col):
-    return sum(map(mul, row, col))
-
-
-dot = getattr(math, "sumprod", None) or _dot
+_sumprod = getattr(math, "sumprod", None)  # Python 3.12+: one C call per dot product
 
 
 def _rows(vals: list, k: int) -> list:
@@ -65,8 +61,12 @@ def matmul(a: PyArray, b: PyArray) -> PyArray:
     extend = out.extend
     for ia, ib in zip(_matrix_index(a2.shape[:-2], batch), _matrix_index(b2.shape[:-2], batch)):
         cb = cols[ib * n:(ib + 1) * n]
-        for row in rows[ia * m:(ia + 1) * m]:
-            extend(map(dot, repeat(row, n), cb))
+        if _sumprod is not None:
+            for row in rows[ia * m:(ia + 1) * m]:
+                extend(map(_sumprod, repeat(row, n), cb))
+        else:
+            for row in rows[ia * m:(ia + 1) * m]:
+                extend([sum(map(mul, row, col)) for col in cb])
     if dtype is dt.bool_:
         out = [v != 0 for v in out]
     return new(out, shape, dtype)
