@@ -146,7 +146,7 @@ class NumpyBackend(Backend):
     # -- conversion and copies -----------------------------------------------------------------
     def astype(self, a, dtype):
         with np.errstate(all="ignore"):
-            return np.ascontiguousarray(a.astype(_NP[dtype]))
+            return a.astype(_NP[dtype], order="C")  # np.ascontiguousarray would make a 0-d array 1-d
 
     def copy(self, a):
         return np.array(a, order="C", copy=True)

@@ -21,12 +21,21 @@ __all__ = [
 ]
 
 
+def _common_dtype(a, b, ta, tb):
+    """PyTorch promotion of two tensors: a 0-d tensor does not widen a dimensioned one of its
+    category (``float32_tensor * float64_scalar_tensor`` stays float32)."""
+    a0, b0 = not B.shape(a._data), not B.shape(b._data)
+    if a0 is not b0 and ta.category == tb.category:
+        return tb if a0 else ta
+    return dt.promote_types(ta, tb)
+
+
 def _binary_forward(op, a, b):
     da, db = a._data, b._data
     ta, tb = B.dtype(da), B.dtype(db)
     if ta is tb and (ta.is_floating_point or op != "div"):
         return B.binary(op, da, db)
-    dtype = dt.promote_types(ta, tb)
+    dtype = _common_dtype(a, b, ta, tb)
     if op == "div" and not dtype.is_floating_point:
         dtype = dt.get_default_dtype()
     return B.binary(op, promoted(a, dtype), promoted(b, dtype))
@@ -457,7 +466,7 @@ class Where(Function):
     @staticmethod
     def forward(ctx, cond, a, b):
         ctx.save_for_backward(cond)
-        dtype = a.dtype if a.dtype is b.dtype else dt.promote_types(a.dtype, b.dtype)
+        dtype = a.dtype if a.dtype is b.dtype else _common_dtype(a, b, a.dtype, b.dtype)
         return B.where(cond._data, promoted(a, dtype), promoted(b, dtype))
 
     @staticmethod
