@@ -1,0 +1,252 @@
+"""The exercises on disk: metadata, statements, hints, starter, tests (standard library only).
+
+An exercise is a folder ``exercises/NN-slug/``::
+
+    .meta/config.json          id, number, titles (en, zh), difficulty, topics, limits, files
+    .meta/reference.py         the reference solution (never shown, never sent to a child)
+    .meta/hidden_test.py       hidden test cases
+    .meta/mutants/*.py         plausible wrong solutions the tests must reject
+    .docs/instructions.md      statement (English); instructions.zh.md (Chinese)
+    .docs/hints.md             hints (English); hints.zh.md (Chinese)
+    <solution>.py              the starter the learner edits (files.solution)
+    <solution>_test.py         public test cases (files.test)
+
+A test file holds test cases: functions ``test_*(m)`` that take the submission module and return
+plain data. Its first docstring line says what the case calls; public cases may carry the value
+they expect (``test_x.expected = ...``) so that they can run in the browser without the
+reference; ``RTOL``/``ATOL`` at module level (or ``test_x.rtol``/``test_x.atol``) set the float
+tolerance. Test files are read with ``ast`` here; only the child imports them.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .compare import Tolerance
+
+__all__ = ["Exercise", "Case", "UnknownExercise", "load_all", "find", "default_root", "parse_cases"]
+
+LANGS = ("en", "zh")
+
+
+def default_root() -> Path:
+    return Path(__file__).resolve().parent.parent
+
+
+class UnknownExercise(LookupError):
+    def __init__(self, wanted: str, close: list):
+        self.wanted = wanted
+        self.close = close
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        super().__init__(f"unknown exercise {wanted!r}{hint}")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One test case as the parent sees it (from the test file's syntax tree)."""
+
+    name: str
+    description: str
+    hidden: bool
+    tolerance: Tolerance
+    has_expected: bool = False
+    expected: object = None
+    line: int = 0
+
+
+def parse_cases(source: str, *, hidden: bool, filename: str = "<test>") -> list:
+    """The cases of a test file, in file order, with docstrings, tolerances and inline expected values."""
+    tree = ast.parse(source, filename)
+    rtol, atol = 1e-4, 1e-6
+    functions = []
+    attrs: dict = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+            functions.append(node)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and target.id in ("RTOL", "ATOL"):
+                value = ast.literal_eval(node.value)
+                if target.id == "RTOL":
+                    rtol = value
+                else:
+                    atol = value
+            elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                  and target.value.id.startswith("test_")):
+                attrs.setdefault(target.value.id, {})[target.attr] = ast.literal_eval(node.value)
+    names = [f.name for f in functions]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{filename}: two test cases share a name")
+    cases = []
+    for f in functions:
+        doc = ast.get_docstring(f) or f.name
+        extra = attrs.get(f.name, {})
+        cases.append(
+            Case(
+                name=f.name,
+                description=doc.strip().splitlines()[0],
+                hidden=hidden,
+                tolerance=Tolerance(extra.get("rtol", rtol), extra.get("atol", atol)),
+                has_expected="expected" in extra,
+                expected=extra.get("expected"),
+                line=f.lineno,
+            )
+        )
+    return cases
+
+
+@dataclass
+class Exercise:
+    path: Path
+    config: dict = field(repr=False)
+
+    # -- metadata ----------------------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        return self.config["id"]
+
+    @property
+    def number(self) -> int:
+        return int(self.config["number"])
+
+    @property
+    def dirname(self) -> str:
+        return self.path.name
+
+    def title(self, lang: str = "en") -> str:
+        titles = self.config["title"]
+        return titles.get(lang) or titles["en"]
+
+    @property
+    def difficulty(self) -> str:
+        return self.config["difficulty"]
+
+    @property
+    def topics(self) -> list:
+        return list(self.config.get("topics", []))
+
+    @property
+    def time_limit_s(self) -> float:
+        return float(self.config.get("time_limit_s", 10))
+
+    @property
+    def memory_mb(self) -> int:
+        return int(self.config.get("memory_mb", 512))
+
+    @property
+    def solution_file(self) -> str:
+        return self.config["files"]["solution"]
+
+    @property
+    def module_name(self) -> str:
+        return Path(self.solution_file).stem
+
+    @property
+    def test_file(self) -> str:
+        return self.config["files"]["test"]
+
+    def limits(self):
+        from .runner import Limits
+
+        return Limits(time_s=self.time_limit_s, memory_mb=self.memory_mb)
+
+    # -- texts ---------------------------------------------------------------------------------------
+    def _doc(self, stem: str, lang: str) -> str:
+        if lang not in LANGS:
+            raise ValueError(f"unknown language {lang!r}; choose one of {', '.join(LANGS)}")
+        name = f"{stem}.md" if lang == "en" else f"{stem}.{lang}.md"
+        return (self.path / ".docs" / name).read_text(encoding="utf-8")
+
+    def statement(self, lang: str = "en") -> str:
+        return self._doc("instructions", lang)
+
+    def hints(self, lang: str = "en") -> str:
+        return self._doc("hints", lang)
+
+    def starter(self) -> str:
+        return (self.path / self.solution_file).read_text(encoding="utf-8")
+
+    def public_tests_source(self) -> str:
+        return (self.path / self.test_file).read_text(encoding="utf-8")
+
+    def hidden_tests_source(self) -> str:
+        return (self.path / ".meta" / "hidden_test.py").read_text(encoding="utf-8")
+
+    def reference_source(self) -> str:
+        return (self.path / ".meta" / "reference.py").read_text(encoding="utf-8")
+
+    def mutants(self) -> dict:
+        """``{name: path}`` of the mutants (plausible wrong solutions)."""
+        folder = self.path / ".meta" / "mutants"
+        return {p.stem: p for p in sorted(folder.glob("*.py"))} if folder.is_dir() else {}
+
+    def public_cases(self) -> list:
+        return parse_cases(self.public_tests_source(), hidden=False, filename=self.test_file)
+
+    def hidden_cases(self) -> list:
+        return parse_cases(self.hidden_tests_source(), hidden=True, filename="hidden_test.py")
+
+    def cases(self, public_only: bool = False) -> list:
+        return self.public_cases() + ([] if public_only else self.hidden_cases())
+
+    def summary(self, lang: str = "en") -> dict:
+        return {
+            "id": self.id,
+            "number": self.number,
+            "title": self.title(lang),
+            "titles": dict(self.config["title"]),
+            "difficulty": self.difficulty,
+            "topics": self.topics,
+        }
+
+    def public_dict(self) -> dict:
+        """Everything a learner may see, as JSON-able data (for the server's API and the browser):
+        no hidden tests, no reference, no mutants."""
+        return {
+            **self.summary(),
+            "time_limit_s": self.time_limit_s,
+            "memory_mb": self.memory_mb,
+            "solution_file": self.solution_file,
+            "module": self.module_name,
+            "test_file": self.test_file,
+            "statement": {lang: self.statement(lang) for lang in LANGS},
+            "hints": {lang: self.hints(lang) for lang in LANGS},
+            "starter": self.starter(),
+            "public_tests": self.public_tests_source(),
+            "public_cases": [
+                {"name": c.name, "description": c.description} for c in self.public_cases()
+            ],
+            "hidden_case_count": len(self.hidden_cases()),
+        }
+
+
+def load(path: Path) -> Exercise:
+    config = json.loads((path / ".meta" / "config.json").read_text(encoding="utf-8"))
+    return Exercise(path=path, config=config)
+
+
+def load_all(root: Path | None = None) -> list:
+    """Every exercise under ``root`` (default: the ``exercises/`` folder), in number order."""
+    root = Path(root) if root is not None else default_root()
+    found = [load(p) for p in sorted(root.iterdir()) if (p / ".meta" / "config.json").is_file()]
+    return sorted(found, key=lambda e: e.number)
+
+
+def find(wanted, root: Path | None = None) -> Exercise:
+    """An exercise by id (``graph-walk``), folder (``01-graph-walk``) or number (``1``, ``01``)."""
+    if isinstance(wanted, Exercise):
+        return wanted
+    text = str(wanted).strip()
+    exercises = load_all(root)
+    for e in exercises:
+        if text in (e.id, e.dirname) or (text.isdigit() and int(text) == e.number):
+            return e
+    names = [e.id for e in exercises] + [e.dirname for e in exercises]
+    close = difflib.get_close_matches(text, names, n=3, cutoff=0.5)
+    if not close:
+        close = [n for n in names if text.lower() in n.lower()][:3]
+    raise UnknownExercise(text, close)

@@ -1,0 +1,200 @@
+"""The script that runs in the untrusted process: it imports the submission, runs each test case
+and sends back plain data. It decides nothing; the trusted parent compares and judges.
+
+Standalone on purpose (standard library only, no import from the harness package): the harness
+copies this file into the task directory, and a sandbox may show the child nothing else.
+
+    python -I -B child.py --sys-path DIR [--sys-path DIR ...] job.json
+
+Protocol (see README.md):
+
+* stdin, first line: a nonce, read before anything else is imported or run.
+* stdout: frames ``<MARK><nonce> <json>\\n``; nothing else is written there. Everything the
+  submission prints goes to stderr (fd 1 is pointed at fd 2 before the submission is imported).
+* frames, in order: ``ready`` (kael imported), ``loaded`` or ``load_error`` (the submission),
+  one ``case`` per test case, ``done``.
+"""
+
+import json
+import os
+import sys
+import time
+import traceback
+
+MARK = "@@kael-judge:"
+MAX_MESSAGE = 2000
+MAX_TRACEBACK = 4000
+MAX_VALUE_ITEMS = 200_000
+MAX_DEPTH = 100
+
+
+class _Channel:
+    """Frames on a private duplicate of the original stdout."""
+
+    def __init__(self, nonce):
+        self.prefix = (MARK + nonce + " ").encode()
+        self.fd = os.dup(1)
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+
+    def send(self, **frame):
+        data = self.prefix + json.dumps(frame, allow_nan=True, separators=(",", ":")).encode() + b"\n"
+        view = memoryview(data)
+        while view:
+            n = os.write(self.fd, view)
+            view = view[n:]
+
+
+class NotPlainData(TypeError):
+    pass
+
+
+def plain(value):
+    """A copy of ``value`` made of None, bool, int, float, str, lists and str-keyed dicts only.
+
+    Types are checked exactly (``type(x) is int``), so subclasses with odd ``__eq__`` are refused.
+    Tuples become lists. Walks with an explicit stack."""
+    count = 0
+    root = [None]
+    stack = [(value, root, 0, 0)]
+    while stack:
+        v, parent, key, depth = stack.pop()
+        count += 1
+        if count > MAX_VALUE_ITEMS:
+            raise NotPlainData(f"the value has more than {MAX_VALUE_ITEMS} items")
+        if depth > MAX_DEPTH:
+            raise NotPlainData(f"the value is nested deeper than {MAX_DEPTH} levels")
+        t = type(v)
+        if v is None or t is bool or t is int or t is float or t is str:
+            parent[key] = v
+        elif t is list or t is tuple:
+            out = [None] * len(v)
+            parent[key] = out
+            for i, item in enumerate(v):
+                stack.append((item, out, i, depth + 1))
+        elif t is dict:
+            out = {}
+            parent[key] = out
+            for k, item in v.items():
+                if type(k) is not str:
+                    raise NotPlainData(f"a dict key has type {type(k).__name__}; keys must be str")
+                out[k] = None
+                stack.append((item, out, k, depth + 1))
+        else:
+            raise NotPlainData(
+                f"a value of type {t.__module__}.{t.__qualname__} is not plain data "
+                "(None, bool, int, float, str, list, dict with str keys)"
+            )
+    return root[0]
+
+
+def _type_name(exc_type):
+    module = getattr(exc_type, "__module__", "?")
+    name = getattr(exc_type, "__qualname__", "?")
+    return name if module == "builtins" else f"{module}.{name}"
+
+
+def _safe_str(exc):
+    try:
+        text = str(exc)
+    except BaseException:  # a hostile __str__
+        text = "<unprintable exception>"
+    if type(text) is not str:
+        text = "<unprintable exception>"
+    return text[:MAX_MESSAGE]
+
+
+def _traceback(exc, task_dir):
+    """The traceback without the harness's own frames, with paths relative to the task."""
+    try:
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename in (__file__, "<harness>"):
+            tb = tb.tb_next
+        text = "".join(traceback.format_exception(type(exc), exc, tb))
+    except BaseException:
+        return ""
+    text = text.replace(task_dir + os.sep, "")
+    return text[-MAX_TRACEBACK:]
+
+
+def _outcome(exc, task_dir):
+    if isinstance(exc, MemoryError):
+        return {"memory": True}
+    return {"raised": {"type": _type_name(type(exc)), "message": _safe_str(exc),
+                       "traceback": _traceback(exc, task_dir)}}
+
+
+def _load(path, name):
+    import types
+
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    module = types.ModuleType(name)
+    module.__file__ = path
+    sys.modules[name] = module
+    code = compile(source, os.path.basename(path), "exec")
+    exec(code, module.__dict__)
+    return module
+
+
+def main(argv):
+    nonce = sys.stdin.readline().strip()
+    channel = _Channel(nonce)
+    paths, rest = [], []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--sys-path":
+            paths.append(argv[i + 1])
+            i += 2
+        else:
+            rest.append(argv[i])
+            i += 1
+    task_dir = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(task_dir, rest[0]), encoding="utf-8") as f:
+        job = json.load(f)
+    for p in reversed(paths):
+        sys.path.insert(0, p)
+    sys.path.insert(0, task_dir)
+
+    import kael  # before the submission: a failure here is the harness's, not the learner's
+
+    channel.send(event="ready", backend=kael.backend_name(), python=sys.version.split()[0])
+
+    # The tests first (trusted code, loaded before the submission can change anything), then
+    # the submission under its own module name, so that its tracebacks name the learner's file.
+    tests = []
+    for group in job["tests"]:
+        module = _load(os.path.join(task_dir, group["file"]), group["module"])
+        for name in group["names"]:
+            tests.append((name, getattr(module, name)))
+    try:
+        submission = _load(os.path.join(task_dir, job["submission"]), job["module"])
+    except BaseException as exc:
+        channel.send(event="load_error", **_outcome(exc, task_dir))
+        os._exit(0)
+    channel.send(event="loaded")
+
+    for name, fn in tests:
+        start = time.perf_counter()
+        try:
+            value = fn(submission)
+            outcome = {"value": plain(value)}
+        except NotPlainData as exc:
+            outcome = {"invalid": str(exc)}
+        except BaseException as exc:
+            outcome = _outcome(exc, task_dir)
+        duration_ms = (time.perf_counter() - start) * 1000.0
+        try:
+            channel.send(event="case", name=name, duration_ms=round(duration_ms, 3), **outcome)
+        except (ValueError, RecursionError, MemoryError) as exc:
+            channel.send(event="case", name=name, duration_ms=round(duration_ms, 3),
+                         invalid=f"the value could not be sent: {_safe_str(exc)}")
+    channel.send(event="done")
+    try:
+        sys.stderr.flush()
+    finally:
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

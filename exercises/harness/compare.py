@@ -1,0 +1,148 @@
+"""Trusted comparison of a test case's outcome with the reference's (runs in the parent).
+
+An outcome is what the child sent for one case, after JSON decoding:
+
+* ``{"value": data}``: the case returned plain data;
+* ``{"raised": {"type", "message", "traceback"}}``: the case raised;
+* ``{"memory": True}``: the case ran out of memory;
+* ``{"invalid": reason}``: the case returned something that is not plain data.
+
+Values compare structurally: types exactly (bool is not a number; int and float compare as
+numbers), floats within ``abs(a - b) <= atol + rtol * abs(b)``, NaN equal only to NaN, an
+infinity only to the same infinity, dict keys as sets. Exceptions compare by type and message.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["Tolerance", "compare_outcomes", "first_difference", "render"]
+
+PASSED, FAILED, ERROR = "passed", "failed", "error"
+
+
+class Tolerance:
+    __slots__ = ("rtol", "atol")
+
+    def __init__(self, rtol: float = 1e-4, atol: float = 1e-6):
+        self.rtol = float(rtol)
+        self.atol = float(atol)
+
+    def close(self, a: float, b: float) -> bool:
+        if math.isnan(b):
+            return math.isnan(a)
+        if math.isnan(a):
+            return False
+        if math.isinf(a) or math.isinf(b):
+            return a == b
+        return abs(a - b) <= self.atol + self.rtol * abs(b)
+
+
+def _is_number(x) -> bool:
+    return type(x) is int or type(x) is float
+
+
+def first_difference(actual, expected, tol: Tolerance):
+    """``None`` when ``actual`` matches ``expected``; else ``(path, actual_part, expected_part,
+    why)`` for the first difference found (an explicit stack, so deep data cannot recurse)."""
+    stack = [("", actual, expected)]
+    while stack:
+        path, a, e = stack.pop()
+        if _is_number(e) and _is_number(a):
+            if type(e) is int and type(a) is int:
+                if a != e:
+                    return path, a, e, None
+            elif not tol.close(float(a), float(e)):
+                return path, a, e, None
+            continue
+        if type(a) is not type(e):
+            return path, a, e, f"got {_kind(a)}, expected {_kind(e)}"
+        if type(e) is list:
+            if len(a) != len(e):
+                return path, a, e, f"got a list of {_items(len(a))}, expected {_items(len(e))}"
+            for i in range(len(e) - 1, -1, -1):
+                stack.append((f"{path}[{i}]", a[i], e[i]))
+        elif type(e) is dict:
+            if set(a) != set(e):
+                missing = sorted(set(e) - set(a))
+                extra = sorted(set(a) - set(e))
+                parts = []
+                if missing:
+                    parts.append("missing keys " + ", ".join(map(repr, missing)))
+                if extra:
+                    parts.append("unexpected keys " + ", ".join(map(repr, extra)))
+                return path, a, e, "; ".join(parts)
+            for k in reversed(list(e)):
+                stack.append((f"{path}[{k!r}]", a[k], e[k]))
+        elif a != e:  # None, bool, str
+            return path, a, e, None
+    return None
+
+
+def _items(n: int) -> str:
+    return "1 item" if n == 1 else f"{n} items"
+
+
+def _kind(x) -> str:
+    return {type(None): "None", bool: "a bool", int: "an int", float: "a float", str: "a str",
+            list: "a list", dict: "a dict"}.get(type(x), type(x).__name__)
+
+
+def render(value, limit: int = 300) -> str:
+    """A short Python-literal rendering of plain data for messages."""
+    text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 5] + " ...]"
+    return text
+
+
+def _raised(r) -> str:
+    message = r.get("message", "")
+    return f"{r.get('type')}: {message}" if message else str(r.get("type"))
+
+
+def compare_outcomes(actual: dict | None, expected: dict, tol: Tolerance, *, reveal: bool = True):
+    """``(status, message)`` for one case: ``passed``, ``failed`` or ``error``."""
+    if actual is None:
+        return ERROR, "the test did not run: the program stopped before reaching it"
+    if actual.get("memory"):
+        return ERROR, "ran out of memory (MemoryError)"
+    if "invalid" in actual:
+        return ERROR, f"the test got back something that is not plain data: {actual['invalid']}"
+    if "raised" in actual:
+        got = actual["raised"]
+        if "raised" in expected:
+            want = expected["raised"]
+            if got.get("type") == want.get("type") and got.get("message") == want.get("message"):
+                return PASSED, ""
+            if not reveal:
+                return FAILED, f"raised {got.get('type')}, but not the expected exception"
+            return FAILED, f"raised {_raised(got)}\n  expected it to raise {_raised(want)}"
+        message = f"raised {_raised(got)}"
+        trace = got.get("traceback")
+        if trace:
+            message += "\n" + trace.rstrip()
+        return ERROR, message
+    if "value" not in actual:
+        return ERROR, "the test sent back no result"
+    value = actual["value"]
+    if "raised" in expected:
+        if not reveal:
+            return FAILED, "returned a value, but an exception was expected"
+        return FAILED, f"returned {render(value)}\n  expected it to raise {_raised(expected['raised'])}"
+    want = expected["value"]
+    diff = first_difference(value, want, tol)
+    if diff is None:
+        return PASSED, ""
+    if not reveal:
+        return FAILED, "wrong answer"
+    path, a, e, why = diff
+    message = f"returned {render(value)}\n  expected {render(want)}"
+    if path:
+        detail = why or f"{render(a, 80)} instead of {render(e, 80)}"
+        message += f"\n  first difference at {path}: {detail}"
+    elif why:
+        message += f"\n  ({why})"
+    if any(type(x) is float for x in (a, e)):
+        message += f" (tolerance: atol {tol.atol:g} + rtol {tol.rtol:g} * |expected|)"
+    return FAILED, message

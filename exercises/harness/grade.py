@@ -1,0 +1,299 @@
+"""``grade(exercise, code)``: run a submission in a child process and judge it in this one.
+
+1. Compile the code here; a syntax error is reported with its line and column, nothing runs.
+2. Write a task directory (child script, submission, test files, ``job.json``: never expected
+   values, never the reference) and let the runner start the child on it.
+3. Get the expected outcomes by running the same cases against the reference solution in a
+   separate child (cached in memory per exercise, tests, reference and environment).
+4. Read the child's frames (only those carrying this run's nonce), compare each case's outcome
+   with the reference's here, and decide the verdict from the comparisons and from what happened
+   to the process (deadline, signal, exit status, memory).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from . import catalog
+from .child import MARK
+from .compare import ERROR, compare_outcomes
+from .report import (
+    make_report,
+    decide,
+    syntax_report,
+    test_entry,
+    check_syntax,
+)
+from .runner import Limits, LocalRunner
+
+__all__ = ["grade", "HarnessError", "reference_outcomes", "run_child", "clear_cache"]
+
+CHILD = Path(__file__).with_name("child.py")
+MAX_OUTPUT_SHOWN = 8000
+
+
+class HarnessError(RuntimeError):
+    """The harness itself failed (the reference did not run cleanly, the child could not
+    start): not the submission's fault, so not a verdict."""
+
+
+def _env(env):
+    if env is not None:
+        return dict(env)
+    backend = os.environ.get("KAEL_BACKEND")
+    return {"KAEL_BACKEND": backend} if backend else {}
+
+
+class ChildRun:
+    """What one run of the child sent and how it ended."""
+
+    def __init__(self, result, nonce):
+        self.result = result
+        self.ready = None
+        self.loaded = False
+        self.load_error = None
+        self.cases = {}
+        self.done = False
+        self.protocol_errors = []
+        prefix = (MARK + nonce + " ").encode()
+        other = []
+        for line in result.stdout.split(b"\n"):
+            if not line.startswith(prefix):
+                if line.strip():
+                    other.append(line)
+                continue
+            try:
+                frame = json.loads(line[len(prefix):].decode("utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                self.protocol_errors.append("a frame that is not JSON")
+                continue
+            self._take(frame)
+        text = result.stderr.decode("utf-8", "replace")
+        if other:
+            text += b"\n".join(other).decode("utf-8", "replace")
+        self.output = text[-MAX_OUTPUT_SHOWN:] if len(text) > MAX_OUTPUT_SHOWN else text
+
+    def _take(self, frame):
+        if type(frame) is not dict:
+            self.protocol_errors.append("a frame that is not an object")
+            return
+        event = frame.get("event")
+        if self.done:
+            self.protocol_errors.append(f"a {event!r} frame after the end")
+        elif event == "ready" and self.ready is None:
+            self.ready = frame
+        elif event == "loaded" and self.ready is not None and not self.loaded:
+            self.loaded = True
+        elif event == "load_error" and self.ready is not None and not self.loaded:
+            self.load_error = frame
+        elif event == "case" and self.loaded and type(frame.get("name")) is str:
+            name = frame["name"]
+            if name in self.cases:
+                self.protocol_errors.append(f"case {name} reported twice")
+            else:
+                self.cases[name] = frame
+        elif event == "done" and self.loaded:
+            self.done = True
+        else:
+            self.protocol_errors.append(f"an unexpected {event!r} frame")
+
+    @property
+    def timed_out(self) -> bool:
+        r = self.result
+        return r.timed_out or r.signal == getattr(signal, "SIGXCPU", -1)
+
+    @property
+    def out_of_memory(self) -> bool:
+        r = self.result
+        if r.memory_killed:
+            return True
+        if self.load_error and self.load_error.get("memory"):
+            return True
+        if any(c.get("memory") for c in self.cases.values()):
+            return True
+        if self.done or self.timed_out:
+            return False
+        if r.signal == signal.SIGKILL:
+            return True  # killed from outside without a deadline: the memory killer
+        return "MemoryError" in r.stderr.decode("utf-8", "replace")[-2000:]
+
+    def crash_message(self):
+        """Why the run is a runtime error regardless of the tests, or None."""
+        r = self.result
+        if r.output_truncated:
+            return "the program wrote too much output"
+        if self.protocol_errors:
+            return "the harness received unexpected data from the program (" + self.protocol_errors[0] + ")"
+        if self.load_error is not None:
+            raised = self.load_error.get("raised", {})
+            return f"importing your code raised {raised.get('type')}: {raised.get('message')}"
+        if not self.done:
+            how = f"signal {r.signal}" if r.signal else f"exit status {r.exit_code}"
+            return f"the program stopped before all tests ran ({how})"
+        if r.exit_code != 0:
+            how = f"signal {r.signal}" if r.signal else f"exit status {r.exit_code}"
+            return f"the program ended abnormally after the tests ({how})"
+        return None
+
+
+def run_child(exercise, code, cases, runner, limits, env):
+    """Write the task directory, run the child on it, parse what it sent."""
+    task_dir = Path(tempfile.mkdtemp(prefix="kael-judge-"))
+    try:
+        os.chmod(task_dir, 0o755)
+        shutil.copyfile(CHILD, task_dir / "child.py")
+        (task_dir / exercise.solution_file).write_text(code, encoding="utf-8")
+        groups = []
+        public = [c.name for c in cases if not c.hidden]
+        hidden = [c.name for c in cases if c.hidden]
+        if public:
+            (task_dir / "public_test.py").write_text(exercise.public_tests_source(), encoding="utf-8")
+            groups.append({"file": "public_test.py", "module": "public_test", "names": public})
+        if hidden:
+            (task_dir / "hidden_test.py").write_text(exercise.hidden_tests_source(), encoding="utf-8")
+            groups.append({"file": "hidden_test.py", "module": "hidden_test", "names": hidden})
+        job = {"submission": exercise.solution_file, "module": exercise.module_name, "tests": groups}
+        (task_dir / "job.json").write_text(json.dumps(job), encoding="utf-8")
+        for p in task_dir.iterdir():
+            os.chmod(p, 0o644)
+        nonce = secrets.token_hex(16)
+        result = runner.run(task_dir, ["child.py", "job.json"], limits, stdin=(nonce + "\n").encode(), env=env)
+        return ChildRun(result, nonce)
+    finally:
+        shutil.rmtree(task_dir, ignore_errors=True)
+
+
+# -- expected outcomes from the reference -------------------------------------------------------
+
+_cache: dict = {}
+_cache_lock = threading.Lock()
+_key_locks: dict = {}
+
+
+def clear_cache():
+    with _cache_lock:
+        _cache.clear()
+
+
+def reference_outcomes(exercise, runner=None, env=None) -> dict:
+    """``{case name: outcome}`` for every case (public and hidden), from the reference solution."""
+    runner = runner or LocalRunner()
+    env = _env(env)
+    reference = exercise.reference_source()
+    digest = hashlib.sha256()
+    for part in (reference, exercise.public_tests_source(), exercise.hidden_tests_source(),
+                 json.dumps(sorted(env.items()))):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    key = (exercise.id, digest.hexdigest())
+    with _cache_lock:
+        if key in _cache:
+            return _cache[key]
+        lock = _key_locks.setdefault(key, threading.Lock())
+    with lock:
+        with _cache_lock:
+            if key in _cache:
+                return _cache[key]
+        cases = exercise.cases()
+        base = exercise.limits()
+        limits = Limits(time_s=base.time_s * 3, memory_mb=base.memory_mb * 2,
+                        output_bytes=base.output_bytes * 4)
+        run = run_child(exercise, reference, cases, runner, limits, env)
+        problem = run.crash_message() or (run.timed_out and "time limit") or (
+            run.out_of_memory and "memory limit")
+        if problem or run.ready is None:
+            raise HarnessError(
+                f"the reference solution of {exercise.id} did not run cleanly: {problem or 'no ready frame'}\n"
+                f"{run.output[-3000:]}"
+            )
+        outcomes = {}
+        for c in cases:
+            frame = run.cases.get(c.name)
+            if frame is None or "value" not in frame and "raised" not in frame:
+                raise HarnessError(f"the reference solution of {exercise.id} gave no usable result for {c.name}: {frame}")
+            outcomes[c.name] = {k: frame[k] for k in ("value", "raised") if k in frame}
+        with _cache_lock:
+            _cache[key] = outcomes
+        return outcomes
+
+
+# -- grading ---------------------------------------------------------------------------------------
+
+
+def grade(exercise, code: str, runner=None, public_only: bool = False, *, limits=None,
+          reveal_hidden: bool = True, env=None, root=None) -> dict:
+    """Grade ``code`` for ``exercise`` (an ``Exercise``, or its id, folder name or number).
+
+    ``runner``: how to start the child (default ``LocalRunner()``); the reference runs through
+    the same runner. ``limits``: override the exercise's limits for the submission's run.
+    ``reveal_hidden=False`` keeps the values of hidden tests out of their messages. ``env``:
+    environment for the child (default: pass ``KAEL_BACKEND`` through).
+    Returns the report dict (see ``report.py``); raises ``HarnessError`` when the harness or
+    the reference fails, ``catalog.UnknownExercise`` for an unknown id."""
+    exercise = catalog.find(exercise, root)
+    runner = runner or LocalRunner()
+    env = _env(env)
+    syntax = check_syntax(code, exercise.solution_file)
+    if syntax is not None:
+        return syntax_report(exercise.id, syntax, public_only=public_only)
+    cases = exercise.cases(public_only)
+    limits = limits or exercise.limits()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        expected_future = pool.submit(reference_outcomes, exercise, runner, env)
+        run = run_child(exercise, code, cases, runner, limits, env)
+        expected = expected_future.result()
+
+    if run.ready is None and not run.timed_out and not run.out_of_memory:
+        raise HarnessError(
+            f"the judge's child process did not start (exit {run.result.exit_code}, "
+            f"signal {run.result.signal}):\n{run.output[-3000:]}"
+        )
+    timed_out = run.timed_out
+    tests = []
+    unfinished_reported = False
+    for c in cases:
+        frame = run.cases.get(c.name)
+        if frame is None:
+            if run.load_error is not None:
+                status, message = ERROR, "not run: importing your code failed"
+                if not tests:
+                    raised = run.load_error.get("raised")
+                    if raised:
+                        message = f"importing your code raised {raised['type']}: {raised['message']}\n{raised.get('traceback', '').rstrip()}"
+                    elif run.load_error.get("memory"):
+                        message = "importing your code ran out of memory (MemoryError)"
+            elif timed_out and not unfinished_reported:
+                status, message = ERROR, "did not finish within the time limit"
+                unfinished_reported = True
+            else:
+                status, message = compare_outcomes(None, expected[c.name], c.tolerance)
+            duration = None
+        else:
+            status, message = compare_outcomes(frame, expected[c.name], c.tolerance,
+                                               reveal=reveal_hidden or not c.hidden)
+            duration = frame.get("duration_ms") if type(frame.get("duration_ms")) in (int, float) else None
+        tests.append(test_entry(c.name, c.description, status, message, duration, c.hidden))
+
+    verdict, message = decide(
+        tests,
+        timed_out=timed_out,
+        memory=run.out_of_memory,
+        crashed=None if timed_out else run.crash_message(),
+    )
+    backend = run.ready.get("backend") if run.ready else None
+    return make_report(
+        exercise.id, verdict, message, tests,
+        public_only=public_only, graded=True, output=run.output,
+        backend=backend if type(backend) is str else None,
+        duration_ms=run.result.duration_s * 1000.0,
+    )

@@ -1,0 +1,157 @@
+"""The one report shape shared by judge.py, the server and the browser, and the syntax check.
+
+    {
+      "schema": 1,
+      "exercise": "graph-walk",
+      "verdict": "Accepted" | "Wrong Answer" | "Runtime Error" | "Time Limit Exceeded"
+                 | "Memory Limit Exceeded" | "Syntax Error",
+      "message": "one line that explains the verdict",
+      "tests": [{"name", "description", "status": "passed" | "failed" | "error",
+                 "message", "duration_ms", "hidden"}],
+      "summary": {"total", "passed", "failed", "error"},
+      "syntax_error": null | {"message", "line", "column", "text"},
+      "output": "what the submission printed (stderr and stdout), truncated",
+      "public_only": bool,
+      "graded": bool,            true when the verdict was decided outside the submission's process
+      "backend": "numpy" | "python" | null,
+      "duration_ms": float       wall time of the submission's run
+    }
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ACCEPTED", "WRONG_ANSWER", "RUNTIME_ERROR", "TIME_LIMIT", "MEMORY_LIMIT", "SYNTAX_ERROR",
+    "VERDICTS", "SCHEMA", "check_syntax", "make_report", "syntax_report", "decide", "format_text",
+]
+
+SCHEMA = 1
+ACCEPTED = "Accepted"
+WRONG_ANSWER = "Wrong Answer"
+RUNTIME_ERROR = "Runtime Error"
+TIME_LIMIT = "Time Limit Exceeded"
+MEMORY_LIMIT = "Memory Limit Exceeded"
+SYNTAX_ERROR = "Syntax Error"
+VERDICTS = (ACCEPTED, WRONG_ANSWER, RUNTIME_ERROR, TIME_LIMIT, MEMORY_LIMIT, SYNTAX_ERROR)
+STATUSES = ("passed", "failed", "error")
+
+
+def check_syntax(code: str, filename: str = "solution.py"):
+    """``None`` when ``code`` compiles; else ``{"message", "line", "column", "text"}``
+    (line and column count from 1)."""
+    try:
+        compile(code, filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return {
+            "message": f"{type(exc).__name__}: {exc.msg}",
+            "line": exc.lineno or 0,
+            "column": exc.offset or 0,
+            "text": (exc.text or "").rstrip("\n"),
+        }
+    except ValueError as exc:  # e.g. source code string cannot contain null bytes
+        return {"message": f"SyntaxError: {exc}", "line": 1, "column": 1, "text": ""}
+    return None
+
+
+def summarize(tests: list) -> dict:
+    counts = {"total": len(tests), "passed": 0, "failed": 0, "error": 0}
+    for t in tests:
+        counts[t["status"]] += 1
+    return counts
+
+
+def decide(tests: list, *, timed_out=False, memory=False, crashed=None) -> tuple:
+    """``(verdict, message)`` from the per-test results and what happened to the process.
+
+    Order: time limit, memory limit, runtime error (a test errored or the process ended
+    abnormally: ``crashed`` says how), wrong answer, accepted."""
+    if timed_out:
+        return TIME_LIMIT, "the program did not finish within the time limit"
+    if memory:
+        return MEMORY_LIMIT, "the program ran out of memory"
+    if crashed:
+        return RUNTIME_ERROR, crashed
+    first_error = next((t for t in tests if t["status"] == "error"), None)
+    if first_error is not None:
+        return RUNTIME_ERROR, f"{first_error['name']}: {first_error['message'].splitlines()[0] if first_error['message'] else 'error'}"
+    first_fail = next((t for t in tests if t["status"] == "failed"), None)
+    if first_fail is not None:
+        return WRONG_ANSWER, f"{first_fail['name']} failed"
+    if not tests:
+        return RUNTIME_ERROR, "no test ran"
+    return ACCEPTED, f"all {len(tests)} tests passed"
+
+
+def make_report(exercise_id, verdict, message, tests, *, public_only, graded, output="",
+                backend=None, duration_ms=0.0, syntax_error=None) -> dict:
+    return {
+        "schema": SCHEMA,
+        "exercise": exercise_id,
+        "verdict": verdict,
+        "message": message,
+        "tests": tests,
+        "summary": summarize(tests),
+        "syntax_error": syntax_error,
+        "output": output,
+        "public_only": public_only,
+        "graded": graded,
+        "backend": backend,
+        "duration_ms": round(duration_ms, 3),
+    }
+
+
+def syntax_report(exercise_id, error: dict, *, public_only: bool, graded: bool = True) -> dict:
+    message = f"line {error['line']}, column {error['column']}: {error['message']}"
+    return make_report(exercise_id, SYNTAX_ERROR, message, [], public_only=public_only,
+                       graded=graded, syntax_error=error)
+
+
+def test_entry(name, description, status, message, duration_ms, hidden) -> dict:
+    return {
+        "name": name,
+        "description": description,
+        "status": status,
+        "message": message,
+        "duration_ms": None if duration_ms is None else round(duration_ms, 3),
+        "hidden": hidden,
+    }
+
+
+# -- text rendering (judge.py) ------------------------------------------------------------------
+
+_COLOURS = {"passed": "32", "failed": "31", "error": "33", ACCEPTED: "1;32"}
+
+
+def format_text(report: dict, colour: bool = False) -> str:
+    def paint(text, key):
+        code = _COLOURS.get(key, "1;31")
+        return f"\x1b[{code}m{text}\x1b[0m" if colour else text
+
+    lines = []
+    if report["syntax_error"]:
+        e = report["syntax_error"]
+        lines.append(f"line {e['line']}, column {e['column']}: {e['message']}")
+        if e["text"]:
+            lines.append("    " + e["text"])
+            if e["column"]:
+                lines.append("    " + " " * (e["column"] - 1) + "^")
+    marks = {"passed": "PASS", "failed": "FAIL", "error": "ERROR"}
+    for t in report["tests"]:
+        hidden = " (hidden)" if t["hidden"] else ""
+        ms = f" {t['duration_ms']:.0f} ms" if t.get("duration_ms") is not None else ""
+        lines.append(f"{paint(marks[t['status']].ljust(5), t['status'])} {t['name']}{hidden}{ms}")
+        if t["status"] != "passed":
+            lines.append(f"      {t['description']}")
+            for line in t["message"].splitlines():
+                lines.append("      " + line)
+    if report["output"]:
+        lines.append("")
+        lines.append("output of the program:")
+        lines.extend("  " + line for line in report["output"].rstrip().splitlines()[-40:])
+    s = report["summary"]
+    lines.append("")
+    lines.append(
+        f"{paint(report['verdict'], report['verdict'])}: {report['message']} "
+        f"({s['passed']}/{s['total']} passed)"
+    )
+    return "\n".join(lines)

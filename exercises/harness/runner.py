@@ -1,0 +1,230 @@
+"""How the untrusted child process is started: the ``Runner`` protocol and the local runner.
+
+A runner gets a task directory that the harness has filled (the child script, the submission,
+the test files and ``job.json``; never expected values, never the reference solution) and
+starts ``python -I -B <task_dir>/<argv[0]> --sys-path <dir holding kael> <argv[1:]>`` with
+``stdin`` on its standard input, within ``limits``. It returns what happened as a ``RunResult``.
+The server's sandboxed runner implements the same protocol (see README.md).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Protocol
+
+__all__ = ["Limits", "RunResult", "Runner", "LocalRunner", "kael_parent_dir"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one run of the child.
+
+    ``time_s``: wall-clock deadline for the whole run, interpreter start included; at the
+    deadline the whole process group is killed. ``cpu_s``: CPU seconds (RLIMIT_CPU).
+    ``memory_mb``: address space (RLIMIT_AS). ``output_bytes``: cap on stdout and on stderr,
+    each; the rest is discarded. ``file_bytes``: largest file the child may write
+    (RLIMIT_FSIZE). ``processes``: RLIMIT_NPROC, or None for no limit (it counts every process
+    of the user, so the local runner leaves it off by default).
+    """
+
+    time_s: float = 10.0
+    cpu_s: float | None = None
+    memory_mb: int = 512
+    output_bytes: int = 1_000_000
+    file_bytes: int = 16 * 1024 * 1024
+    processes: int | None = None
+
+    @property
+    def cpu_seconds(self) -> int:
+        return int(self.cpu_s if self.cpu_s is not None else self.time_s + 1)
+
+
+@dataclass
+class RunResult:
+    """What a run produced. ``signal`` is the number of the signal that ended the child, if any
+    (then ``exit_code`` is None); ``timed_out`` is True when the runner killed it at the
+    wall-clock deadline (or the kernel did, for the CPU limit: SIGXCPU/SIGKILL after RLIMIT_CPU
+    count as timed out only when the runner knows it, so the harness also treats SIGXCPU as a
+    time limit)."""
+
+    exit_code: int | None
+    signal: int | None
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool = False
+    output_truncated: bool = False
+    duration_s: float = 0.0
+    memory_killed: bool = False  # a runner that can tell (cgroup OOM) says so here
+
+
+class Runner(Protocol):
+    def run(
+        self,
+        task_dir: Path,
+        argv: list[str],
+        limits: Limits,
+        *,
+        stdin: bytes = b"",
+        env: Mapping[str, str] | None = None,
+    ) -> RunResult: ...
+
+
+def kael_parent_dir() -> str:
+    """The directory to put on ``sys.path`` so that ``import kael`` works (kael is not imported)."""
+    spec = importlib.util.find_spec("kael")
+    if spec is None or not spec.submodule_search_locations:
+        here = Path(__file__).resolve().parents[2]  # a source checkout: <repo>/exercises/harness
+        if (here / "kael" / "__init__.py").exists():
+            return str(here)
+        raise RuntimeError("kael is not importable: install it, or run from a kael checkout")
+    return str(Path(list(spec.submodule_search_locations)[0]).resolve().parent)
+
+
+BASE_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+
+
+@dataclass
+class LocalRunner:
+    """A plain subprocess with resource limits: its own session (so its whole process group can
+    be killed), RLIMIT_AS/CPU/FSIZE/CORE (and NPROC when asked) set before exec, a wall-clock
+    deadline, and capped output. Not a sandbox: the child can read what this user can read.
+    Used by ``judge.py`` and the tests; the server plugs in its own runner."""
+
+    python: str = field(default_factory=lambda: sys.executable)
+    sys_path: tuple = ()  # extra import directories; kael's parent directory is always added
+
+    def run(self, task_dir, argv, limits, *, stdin=b"", env=None) -> RunResult:
+        task_dir = Path(task_dir)
+        command = [self.python, "-I", "-B", str(task_dir / argv[0])]
+        for p in (*self.sys_path, kael_parent_dir()):
+            command += ["--sys-path", str(p)]
+        command += list(argv[1:])
+        child_env = dict(BASE_ENV)
+        child_env["HOME"] = str(task_dir)
+        if env:
+            child_env.update(env)
+
+        import resource
+
+        def limit():
+            mem = limits.memory_mb * 1024 * 1024
+            cpu = limits.cpu_seconds
+            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            if limits.processes is not None:
+                resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+
+        start = time.monotonic()
+        proc = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=str(task_dir),
+            env=child_env,
+            start_new_session=True,
+            preexec_fn=limit,
+            close_fds=True,
+        )
+        try:
+            out, err, truncated, timed_out = _communicate(proc, stdin, start + limits.time_s, limits.output_bytes)
+        finally:
+            _kill_group(proc)
+            proc.wait()
+        duration = time.monotonic() - start
+        code = proc.returncode
+        sig = -code if code is not None and code < 0 else None
+        return RunResult(
+            exit_code=None if sig is not None else code,
+            signal=sig,
+            stdout=out,
+            stderr=err,
+            timed_out=timed_out,
+            output_truncated=truncated,
+            duration_s=duration,
+        )
+
+
+EXIT_GRACE_S = 0.25
+
+
+def _kill_group(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _communicate(proc, stdin, deadline, cap):
+    """Feed stdin, read stdout and stderr up to ``cap`` bytes each until both close or the
+    deadline passes (then the group is killed)."""
+    try:
+        if stdin:
+            proc.stdin.write(stdin)
+        proc.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass
+    chunks = {proc.stdout: [], proc.stderr: []}
+    sizes = {proc.stdout: 0, proc.stderr: 0}
+    truncated = False
+    timed_out = False
+    sel = selectors.DefaultSelector()
+    for f in chunks:
+        os.set_blocking(f.fileno(), False)
+        sel.register(f, selectors.EVENT_READ)
+    exited_at = None
+    try:
+        while sel.get_map():
+            now = time.monotonic()
+            remaining = deadline - now
+            if remaining <= 0:
+                timed_out = True
+                _kill_group(proc)
+                break
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+            elif exited_at is not None and now - exited_at > EXIT_GRACE_S:
+                break  # the child is gone; a process it left behind still holds the pipes
+            for key, _ in sel.select(timeout=min(remaining, 0.05 if exited_at else 0.5)):
+                f = key.fileobj
+                try:
+                    data = os.read(f.fileno(), 65536)
+                except BlockingIOError:
+                    continue
+                if not data:
+                    sel.unregister(f)
+                    continue
+                room = cap - sizes[f]
+                if room > 0:
+                    chunks[f].append(data[:room])
+                    sizes[f] += min(len(data), room)
+                if len(data) > room:
+                    truncated = True  # flooding output: stop the run now
+                    _kill_group(proc)
+        # Both pipes closed: the child (and any grandchild holding them) is gone or detached.
+        while proc.poll() is None:
+            if time.monotonic() >= deadline:
+                timed_out = True
+                break
+            time.sleep(0.005)
+    finally:
+        sel.close()
+        proc.stdout.close()
+        proc.stderr.close()
+    return b"".join(chunks[proc.stdout]), b"".join(chunks[proc.stderr]), truncated, timed_out
