@@ -1,0 +1,91 @@
+"""Hidden tests of graph_walk."""
+
+import kael
+import kael.nn as nn
+
+
+def _names(nodes):
+    return [n.name() for n in nodes]
+
+
+def test_walk_leaf_only(m):
+    """walk(node) for an AccumulateGrad node alone"""
+    x = kael.tensor([1.0], requires_grad=True)
+    node = (x * 1).grad_fn.next_functions[0][0]
+    return m.walk(node)
+
+
+def test_walk_mlp(m):
+    """walk(loss.grad_fn) for a two-layer MLP with ReLU and mse_loss"""
+    kael.manual_seed(0)
+    net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    x = kael.randn(5, 3)
+    loss = nn.functional.mse_loss(net(x), kael.zeros(5, 1))
+    return m.walk(loss.grad_fn)
+
+
+def test_walk_order_follows_next_functions(m):
+    """walk(y.grad_fn) for y = a.exp() - b.sin(): ExpBackward's branch comes first"""
+    a = kael.tensor([1.0], requires_grad=True)
+    b = kael.tensor([2.0], requires_grad=True)
+    y = a.exp() - b.sin()
+    return m.walk(y.grad_fn)
+
+
+def test_unique_nodes_repeated_input(m):
+    """[n.name() for n in unique_nodes(y.grad_fn)] for y = x * x * x"""
+    x = kael.tensor([2.0], requires_grad=True)
+    y = x * x * x
+    return _names(m.unique_nodes(y.grad_fn))
+
+
+def test_unique_nodes_identity(m):
+    """unique_nodes(y.grad_fn) holds every node object once (checked by id)"""
+    x = kael.tensor([1.0, 2.0], requires_grad=True)
+    a = x.exp()
+    y = (a * a + a.sin() * x).sum()
+    nodes = m.unique_nodes(y.grad_fn)
+    return [len(nodes), len({id(n) for n in nodes}), nodes[0] is y.grad_fn]
+
+
+def test_unique_nodes_wide_sum(m):
+    """len(unique_nodes(y.grad_fn)) for y = x0 + x1 + ... + x29 + x0 * x1"""
+    xs = [kael.tensor([float(i)], requires_grad=True) for i in range(30)]
+    y = xs[0]
+    for x in xs[1:]:
+        y = y + x
+    y = y + xs[0] * xs[1]
+    return [len(m.unique_nodes(y.grad_fn)), _names(m.unique_nodes(y.grad_fn))[-4:]]
+
+
+def test_unique_nodes_order_with_shared_leaf(m):
+    """[n.name() for n in unique_nodes(y.grad_fn)] for y = (x.exp() * w + x.sin()).sum()"""
+    x = kael.tensor([1.0], requires_grad=True)
+    w = kael.tensor([3.0], requires_grad=True)
+    y = (x.exp() * w + x.sin()).sum()
+    return _names(m.unique_nodes(y.grad_fn))
+
+
+def test_leaf_tensors_skip_constants(m):
+    """[t.tolist() for t in leaf_tensors(y.grad_fn)] when a constant tensor takes part"""
+    c = kael.tensor([10.0, 20.0])
+    x = kael.tensor([1.0, 2.0], requires_grad=True)
+    y = (c * x + c).sum()
+    return [t.tolist() for t in m.leaf_tensors(y.grad_fn)]
+
+
+def test_leaf_tensors_of_linear(m):
+    """[list(t.shape) for t in leaf_tensors(out.grad_fn)] for out = nn.Linear(3, 2)(x).sum()"""
+    kael.manual_seed(1)
+    lin = nn.Linear(3, 2)
+    x = kael.randn(4, 3, requires_grad=True)
+    out = lin(x).sum()
+    leaves = m.leaf_tensors(out.grad_fn)
+    return [list(t.shape) for t in leaves] + [[t is x for t in leaves].count(True)]
+
+
+def test_leaf_tensors_shared_twice(m):
+    """[t is x for t in leaf_tensors(y.grad_fn)] for y = (x * 2 + x.exp()).sum()"""
+    x = kael.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * 2 + x.exp()).sum()
+    return [t is x for t in m.leaf_tensors(y.grad_fn)]
