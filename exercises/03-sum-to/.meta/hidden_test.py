@@ -1,0 +1,100 @@
+"""Hidden tests of sum_to."""
+
+import kael
+
+
+def _arange(*shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return kael.arange(n, dtype=kael.float64).reshape(shape)
+
+
+def test_broadcast_three_dims(m):
+    """broadcast_shape((2, 1, 4), (3, 1))"""
+    return list(m.broadcast_shape((2, 1, 4), (3, 1)))
+
+
+def test_broadcast_scalar_shape(m):
+    """broadcast_shape((), (2, 3)) and broadcast_shape((2, 3), ())"""
+    return [list(m.broadcast_shape((), (2, 3))), list(m.broadcast_shape((2, 3), ()))]
+
+
+def test_broadcast_zero_size(m):
+    """broadcast_shape((0, 3), (1,))"""
+    return list(m.broadcast_shape((0, 3), (1,)))
+
+
+def test_broadcast_left_aligned_mismatch(m):
+    """broadcast_shape((3,), (3, 4)) raises: shapes align from the right"""
+    return list(m.broadcast_shape((3,), (3, 4)))
+
+
+def test_broadcast_mismatch_message_keeps_shapes(m):
+    """broadcast_shape((5, 2), (1, 3, 1, 3)) raises, naming both shapes as given"""
+    return list(m.broadcast_shape((5, 2), (1, 3, 1, 3)))
+
+
+def test_broadcast_agrees_with_kael(m):
+    """broadcast_shape(a, b) == (kael.ones(a) + kael.ones(b)).shape for several pairs"""
+    pairs = [((4, 1, 3), (5, 1)), ((1,), (7,)), ((2, 1), (2, 1)), ((1, 1, 1), (6,)), ((3, 1, 2), (1, 4, 1))]
+    return [list(m.broadcast_shape(a, b)) == list((kael.ones(*a) + kael.ones(*b)).shape) for a, b in pairs]
+
+
+def test_sum_to_middle_ones(m):
+    """sum_to(g, (3, 1, 5)) for g of shape [2, 3, 4, 5]"""
+    out = m.sum_to(_arange(2, 3, 4, 5), (3, 1, 5))
+    return [list(out.shape), out.tolist()]
+
+
+def test_sum_to_leading_and_keepdim(m):
+    """sum_to(g, (1, 4)) for g of shape [3, 2, 4]"""
+    out = m.sum_to(_arange(3, 2, 4), (1, 4))
+    return [list(out.shape), out.tolist()]
+
+
+def test_sum_to_all_ones_target(m):
+    """sum_to(g, (1, 1)) for g of shape [3, 4]"""
+    out = m.sum_to(_arange(3, 4), (1, 1))
+    return [list(out.shape), out.tolist()]
+
+
+def test_sum_to_size_one_in_gradient(m):
+    """sum_to(g, (1, 3)) for g of shape [1, 3] and for g of shape [5, 1, 3]"""
+    a = m.sum_to(_arange(1, 3), (1, 3))
+    b = m.sum_to(_arange(5, 1, 3), (1, 3))
+    return [a.tolist(), list(b.shape), b.tolist()]
+
+
+def test_sum_to_keeps_dtype(m):
+    """sum_to(g, (2,)).dtype.name for float64 and float32 gradients"""
+    g64 = _arange(3, 2)
+    g32 = kael.ones(3, 2)
+    return [m.sum_to(g64, (2,)).dtype.name, m.sum_to(g32, (2,)).dtype.name]
+
+
+def test_sum_to_too_many_dims_raises(m):
+    """sum_to(kael.ones(3), (2, 3)) raises RuntimeError"""
+    return m.sum_to(kael.ones(3), (2, 3)).tolist()
+
+
+def test_sum_to_mismatched_dim_raises(m):
+    """sum_to(kael.ones(4, 3), (4, 2)) raises RuntimeError"""
+    return m.sum_to(kael.ones(4, 3), (4, 2)).tolist()
+
+
+def test_sum_to_is_the_gradient_of_broadcast(m):
+    """sum_to(g, b.shape) equals the gradient kael gives b in (a + b) * w"""
+    a = _arange(2, 3, 4)
+    b = kael.tensor([[1.0], [2.0], [3.0]], dtype=kael.float64, requires_grad=True)
+    w = _arange(2, 3, 4) * 0.5 - 3.0
+    ((a + b) * w).sum().backward()
+    mine = m.sum_to(w, tuple(b.shape))
+    return [mine.tolist(), b.grad.tolist()]
+
+
+def test_sum_to_large(m):
+    """sum_to(g, (1, 50)) for g of shape [40, 30, 50] (one reduction, not a Python loop per element)"""
+    g = kael.ones(40, 30, 50, dtype=kael.float64)
+    out = m.sum_to(g, (1, 50))
+    return [list(out.shape), out.tolist()[0][:3]]

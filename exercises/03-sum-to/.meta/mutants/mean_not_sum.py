@@ -1,0 +1,34 @@
+"""Mutant: averages over the broadcast dims instead of summing ("the operand was used many times,
+so take the mean"): every copy of a broadcast element contributes in full, so the sum is right."""
+
+import kael
+
+
+def _fmt(shape):
+    return "[" + ", ".join(str(n) for n in shape) + "]"
+
+
+def broadcast_shape(a, b):
+    n = max(len(a), len(b))
+    padded_a = (1,) * (n - len(a)) + tuple(a)
+    padded_b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(padded_a, padded_b):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            raise ValueError(f"shapes {_fmt(a)} and {_fmt(b)} cannot be broadcast")
+    return tuple(out)
+
+
+def sum_to(g, shape):
+    shape = tuple(shape)
+    gshape = tuple(g.shape)
+    lead = len(gshape) - len(shape)
+    if lead < 0 or any(n != 1 and n != gshape[lead + i] for i, n in enumerate(shape)):
+        raise RuntimeError(f"sum_to: shape {_fmt(gshape)} cannot be reduced to {_fmt(shape)}")
+    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1)
+    out = g.mean(dims, keepdim=True) if dims else g
+    return out.reshape(shape)
