@@ -1,0 +1,172 @@
+"""A bounded pool of grading workers fed by a queue of submission ids.
+
+Each worker is a thread with its own grading slot (its own sandbox uid); it takes an id, marks
+the submission running, grades it (the sandboxed child processes do the work), and stores the
+public report. Submissions are committed before they are queued, and ``recover`` re-queues those
+a crash left queued or running, so none is lost.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import queue
+import threading
+import time
+from collections.abc import Callable
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from server.grading.harness import UnknownExercise
+from server.models import Submission, utcnow
+
+log = logging.getLogger("kael.server")
+
+STOP = None
+
+
+class QueueFull(Exception):
+    def __init__(self, retry_after_s: float):
+        super().__init__("the grading queue is full")
+        self.retry_after_s = retry_after_s
+
+
+class GradingPool:
+    def __init__(self, *, workers: int, queue_size: int, sessions: sessionmaker[Session],
+                 make_runner: Callable[[int], object], grade: Callable[[str, str, object], dict],
+                 max_attempts: int = 3):
+        self.workers = workers
+        self.queue_size = queue_size
+        self.sessions = sessions
+        self.make_runner = make_runner
+        self.grade = grade
+        self.max_attempts = max_attempts
+        self._queue: queue.Queue = queue.Queue()
+        self._lock = threading.Lock()
+        self._pending = 0  # reserved or waiting in the queue
+        self._running = 0
+        self._threads: list[threading.Thread] = []
+        self._runners: list[object] = []
+        self._seconds_per_grade = 1.0  # moving average, for Retry-After
+        self._stopping = threading.Event()
+
+    # -- admission -------------------------------------------------------------------------------
+
+    def reserve(self) -> None:
+        """Hold a place in the queue, or raise ``QueueFull``."""
+        with self._lock:
+            if self._pending >= self.queue_size:
+                raise QueueFull(self._wait_estimate())
+            self._pending += 1
+
+    def release(self) -> None:
+        with self._lock:
+            self._pending -= 1
+
+    def enqueue(self, submission_id: str) -> None:
+        """Queue an id whose place was reserved (or, from ``recover``, not)."""
+        self._queue.put(submission_id)
+
+    def _wait_estimate(self) -> float:
+        return self._seconds_per_grade * math.ceil((self._pending + 1) / max(self.workers, 1))
+
+    def stats(self) -> dict:
+        with self._lock:
+            return {"queued": self._pending, "running": self._running}
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        for slot in range(self.workers):
+            runner = self.make_runner(slot)
+            self._runners.append(runner)
+            t = threading.Thread(target=self._work, args=(runner,), name=f"grader-{slot}", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def recover(self) -> int:
+        """Queue again what was left queued or running; returns how many."""
+        with self.sessions() as s:
+            s.execute(update(Submission).where(Submission.status == "running").values(status="queued"))
+            s.commit()
+            ids = s.scalars(select(Submission.id).where(Submission.status == "queued")
+                            .order_by(Submission.seq)).all()
+        with self._lock:
+            self._pending += len(ids)
+        for submission_id in ids:
+            self._queue.put(submission_id)
+        if ids:
+            log.info("re-queued %d submissions left unfinished by the last run", len(ids))
+        return len(ids)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop taking work and kill the runs in progress (their submissions stay 'running' in
+        the database and are graded again at the next start)."""
+        self._stopping.set()
+        for _ in self._threads:
+            self._queue.put(STOP)
+        for runner in self._runners:
+            cancel = getattr(runner, "cancel", None)
+            if cancel:
+                cancel()
+        deadline = time.monotonic() + timeout
+        for t in self._threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+
+    # -- work ------------------------------------------------------------------------------------
+
+    def _work(self, runner) -> None:
+        while True:
+            submission_id = self._queue.get()
+            if submission_id is STOP or self._stopping.is_set():
+                return
+            with self._lock:
+                self._pending -= 1
+                self._running += 1
+            start = time.monotonic()
+            try:
+                self._grade_one(submission_id, runner)
+            except Exception:  # never let a worker die: the next submission must still run
+                log.exception("grading %s failed", submission_id)
+            finally:
+                elapsed = time.monotonic() - start
+                with self._lock:
+                    self._running -= 1
+                    self._seconds_per_grade = 0.8 * self._seconds_per_grade + 0.2 * elapsed
+
+    def _grade_one(self, submission_id: str, runner) -> None:
+        with self.sessions() as s:
+            claimed = s.execute(
+                update(Submission)
+                .where(Submission.id == submission_id, Submission.status == "queued")
+                .values(status="running", started_at=utcnow(), attempts=Submission.attempts + 1)
+            ).rowcount
+            s.commit()
+            if not claimed:
+                return
+            sub = s.scalars(select(Submission).where(Submission.id == submission_id)).one()
+            exercise_id, code, attempts = sub.exercise_id, sub.code, sub.attempts
+        if attempts > self.max_attempts:
+            self._finish(submission_id, status="error", error=(
+                f"grading was interrupted {attempts - 1} times; this submission was not graded"))
+            return
+        try:
+            report = self.grade(exercise_id, code, runner)
+            outcome = {"status": "done", "verdict": report["verdict"], "report": report}
+        except UnknownExercise:
+            outcome = {"status": "error", "error": f"exercise {exercise_id!r} no longer exists"}
+        except Exception:  # HarnessError, or a bug: the submission is not to blame
+            if not self._stopping.is_set():
+                log.exception("grading submission %s (%s) failed", submission_id, exercise_id)
+            outcome = {"status": "error",
+                       "error": "the judge failed while grading this submission (not your code's fault)"}
+        if self._stopping.is_set():
+            return  # killed by stop(): leave it 'running', to be graded at the next start
+        self._finish(submission_id, **outcome)
+
+    def _finish(self, submission_id: str, **values) -> None:
+        with self.sessions() as s:
+            s.execute(update(Submission).where(Submission.id == submission_id)
+                      .values(finished_at=utcnow(), **values))
+            s.commit()

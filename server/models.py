@@ -1,0 +1,150 @@
+"""Storage (SQLAlchemy table classes) and the API's shapes (pydantic models)."""
+
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import JSON, DateTime, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+Status = Literal["queued", "running", "done", "error"]
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Submission(Base):
+    """One submitted solution; `seq` orders history, `id` is the public, unguessable name."""
+
+    __tablename__ = "submissions"
+
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    id: Mapped[str] = mapped_column(String(32), unique=True, index=True)
+    client_hash: Mapped[str] = mapped_column(String(64), index=True)
+    exercise_id: Mapped[str] = mapped_column(String(100), index=True)
+    code: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), index=True, default="queued")
+    verdict: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    report: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # public view only
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    started_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+# ------------------------------------------------------------------------------- API shapes
+
+
+class SubmissionCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    exercise_id: str = Field(min_length=1, max_length=100, examples=["01-graph-walk"])
+    code: str = Field(description="the learner's file; at most 64 KiB of UTF-8 (413 beyond)")
+
+
+class TestResultPublic(BaseModel):
+    name: str
+    status: Literal["passed", "failed", "error"]
+    hidden: bool
+    description: str | None = Field(None, description="null for hidden tests")
+    message: str | None = Field(None, description="why it failed; always null for hidden tests")
+    duration_ms: float | None = Field(None, description="null for hidden tests")
+
+
+class TestSummary(BaseModel):
+    total: int
+    passed: int
+    failed: int
+    error: int
+
+
+class SyntaxErrorInfo(BaseModel):
+    message: str
+    line: int
+    column: int
+    text: str
+
+
+class ReportPublic(BaseModel):
+    verdict: Literal["Accepted", "Wrong Answer", "Runtime Error", "Time Limit Exceeded",
+                     "Memory Limit Exceeded", "Syntax Error"]
+    message: str
+    tests: list[TestResultPublic]
+    summary: TestSummary
+    syntax_error: SyntaxErrorInfo | None = None
+    output: str | None = Field(None, description="what the program printed in the public tests")
+    backend: str | None = None
+
+
+class SubmissionCreated(BaseModel):
+    id: str
+    status: Status
+
+
+class SubmissionPublic(BaseModel):
+    id: str
+    exercise_id: str
+    status: Status
+    verdict: str | None = None
+    report: ReportPublic | None = Field(None, description="one submission only, once done")
+    error: str | None = Field(None, description="why status is error (the judge failed)")
+    created_at: dt.datetime
+    started_at: dt.datetime | None = None
+    finished_at: dt.datetime | None = None
+    code: str | None = Field(None, description="the submitted code (one submission only)")
+
+
+class SubmissionsPublic(BaseModel):
+    data: list[SubmissionPublic]
+    count: int
+
+
+class ExerciseSummary(BaseModel):
+    id: str = Field(examples=["graph-walk"])
+    number: int
+    title: str = Field(description="the English title")
+    titles: dict[str, str] = Field(description="by language: en, zh")
+    difficulty: str = Field(description="easy, medium or hard")
+    topics: list[str] = []
+
+
+class CaseSummary(BaseModel):
+    name: str
+    description: str
+
+
+class ExercisePublic(ExerciseSummary):
+    time_limit_s: float
+    memory_mb: int
+    solution_file: str = Field(description="the file the learner edits")
+    module: str
+    test_file: str
+    statement: dict[str, str] = Field(description="Markdown by language: en, zh")
+    hints: dict[str, str] = Field(description="Markdown by language: en, zh")
+    starter: str
+    public_tests: str = Field(description="source of the public tests")
+    public_cases: list[CaseSummary]
+    hidden_case_count: int
+
+
+class ExercisesPublic(BaseModel):
+    data: list[ExerciseSummary]
+    count: int
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    grading: Literal["sandbox", "unsandboxed", "unavailable"]
+    grading_detail: str
+    workers: int
+    queued: int
+    running: int
+    pyodide_url: str | None
+    wheel_url: str | None
+    frontend_built: bool
