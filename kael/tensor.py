@@ -286,7 +286,11 @@ class Tensor:
         if meta is None or not meta.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if meta.grad_fn is not None:
-            return meta.grad_fn.register_prehook(_TensorHook(hook))
+            node = meta.grad_fn
+            handle = node.register_prehook(_TensorHook(hook))
+            if meta.retains_grad:  # as PyTorch: a retained .grad is the gradient after the hooks
+                node._pre_hooks.sort(key=lambda h: getattr(h, "retains_grad", False))
+            return handle
         if meta.hooks is None:
             meta.hooks = []
         meta.hooks.append(hook)
