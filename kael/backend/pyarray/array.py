@@ -73,9 +73,9 @@ def wrap_int64(vals) -> list:
 
 
 def make_buffer(vals, dtype):
-    """A new buffer holding ``vals`` (Python numbers of ``dtype``'s kind; a bool list is kept)."""
+    """A new buffer holding ``vals``, an iterable of Python numbers of ``dtype``'s kind."""
     if dtype is dt.bool_:
-        return vals if type(vals) is list else list(vals)
+        return list(vals)
     code = TYPECODE[dtype]
     if code != "q":
         return array(code, vals)
@@ -193,6 +193,16 @@ def values(a: PyArray) -> list:
             return buf[o:o + n]
         return (buf[o:o + n] if o or n != len(buf) else buf).tolist()
     return gather(buf, [a.offset], a.shape, a.strides)
+
+
+def elements(a: PyArray):
+    """``a``'s elements in C order for reading once: the buffer itself (or a C-level slice of
+    it) when ``a`` is contiguous, else a gathered list. Never mutate or keep the result."""
+    if a.contiguous:
+        o = a.offset
+        n = a.size
+        return a.buf if o == 0 and n == len(a.buf) else a.buf[o:o + n]
+    return gather(a.buf, [a.offset], a.shape, a.strides)
 
 
 def write(a: PyArray, vals: list) -> None:

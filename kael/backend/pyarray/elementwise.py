@@ -14,7 +14,7 @@ from operator import add, eq, floordiv, ge, gt, le, lt, mod, mul, ne, neg, sub, 
 from ... import dtype as dt
 from ..base import BINARY_OPS, COMPARISONS, UNARY_OPS
 from ..errors import broadcast_error, broadcast_shapes
-from .array import INT64_MIN, PyArray, first, new, values, write
+from .array import INT64_MIN, PyArray, elements, first, new, values, write
 from .shape import expand
 
 INF = math.inf
@@ -161,13 +161,13 @@ _UNARY = {dt.FLOAT: _FLOAT_UNARY, dt.INT: _INT_UNARY, dt.BOOL: _BOOL_UNARY}
 
 def unary(op: str, a: PyArray) -> PyArray:
     if op == "logical_not":
-        return new([not x for x in values(a)], a.shape, dt.bool_)
+        return new([not x for x in elements(a)], a.shape, dt.bool_)
     fn = _UNARY[a.dtype.category].get(op)
     if fn is None:
         if op not in UNARY_OPS:
             raise ValueError(f"unknown unary op {op!r}")
         raise TypeError(f"{op} is not supported for {a.dtype.name} tensors")
-    return new(fn(values(a)), a.shape, a.dtype)
+    return new(fn(elements(a)), a.shape, a.dtype)
 
 
 # -- binary ---------------------------------------------------------------------------------------
@@ -267,9 +267,9 @@ def _binary_fn(op: str, dtype):
 
 
 def broadcast_values(a: PyArray, shape: tuple, size: int) -> list:
-    """``a``'s values broadcast to ``shape`` (of ``size`` elements), in C order."""
+    """``a``'s values broadcast to ``shape`` (of ``size`` elements), in C order, for reading once."""
     if a.shape == shape:
-        return values(a)
+        return elements(a)
     if a.size == 1:
         return [first(a)] * size
     return values(expand(a, shape))
@@ -286,7 +286,7 @@ def binary(op: str, a: PyArray, b: PyArray) -> PyArray:
     dtype = a.dtype if a.dtype is b.dtype else dt.promote_types(a.dtype, b.dtype)
     fn = _binary_fn(op, dtype)
     if a.shape == b.shape:
-        shape, xs, ys = a.shape, values(a), values(b)
+        shape, xs, ys = a.shape, elements(a), elements(b)
     else:
         shape = broadcast_shapes(a.shape, b.shape)
         size = _size(shape)
@@ -303,7 +303,7 @@ def binary_(op: str, a: PyArray, b: PyArray) -> None:
         b = expand(b, a.shape)
     elif b.size == 1 and len(b.shape) > len(a.shape):
         raise broadcast_error(b.shape, a.shape)
-    xs = cast_values(values(a), a.dtype, dtype)
+    xs = cast_values(elements(a), a.dtype, dtype)
     ys = cast_values(broadcast_values(b, a.shape, a.size), b.dtype, dtype)
     out = fn(xs, ys)
     result = dt.bool_ if op in COMPARISONS else dtype

@@ -1,13 +1,13 @@
 """numpy's matmul: 1-D operands promoted and squeezed, batch dims broadcast.
 
 Rows of ``a`` and columns of ``b`` (``b`` transposed once) are extracted as lists, and each
-output element is one C-level dot product of a row and a column.
+output element is one dot product of a row and a column: ``math.sumprod`` where Python has it,
+else ``sum(map(mul, row, col))``, inline in one comprehension per pair of matrices.
 """
 
 from __future__ import annotations
 
 import math
-from itertools import repeat
 from operator import mul
 
 from ... import dtype as dt
@@ -58,15 +58,12 @@ def matmul(a: PyArray, b: PyArray) -> PyArray:
     rows = _rows(cast_values(values(a2), a.dtype, dtype), k)
     cols = _rows(cast_values(values(bt), b.dtype, dtype), k)
     out = []
-    extend = out.extend
     for ia, ib in zip(_matrix_index(a2.shape[:-2], batch), _matrix_index(b2.shape[:-2], batch)):
-        cb = cols[ib * n:(ib + 1) * n]
-        if _sumprod is not None:
-            for row in rows[ia * m:(ia + 1) * m]:
-                extend(map(_sumprod, repeat(row, n), cb))
+        ra, cb = rows[ia * m:(ia + 1) * m], cols[ib * n:(ib + 1) * n]
+        if _sumprod is None:
+            out += [sum(map(mul, r, c)) for r in ra for c in cb]
         else:
-            for row in rows[ia * m:(ia + 1) * m]:
-                extend([sum(map(mul, row, col)) for col in cb])
+            out += [_sumprod(r, c) for r in ra for c in cb]
     if dtype is dt.bool_:
         out = [v != 0 for v in out]
     return new(out, shape, dtype)
