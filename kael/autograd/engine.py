@@ -27,7 +27,16 @@ _depth = 0  # nested backward passes (a checkpoint recomputing in backward) are 
 
 
 def set_tracer(tracer):
-    """Install ``tracer`` (or ``None``); returns the previous one."""
+    """Install ``tracer`` (or ``None``); returns the previous one.
+
+    The tracer's methods, in the order the engine calls them (``kael.viz.Trace`` implements
+    them): ``on_start(root_nodes, seeds, deps, roots, ready)``, then per popped node
+    ``on_skip(node)`` or ``on_node(node, grad)`` [``on_hooks(node, "pre", n, grad)``]
+    [``on_capture(node, input_indices, grad)``] [``on_accumulate(node, leaf_grad)``]
+    [``on_hooks(node, "post", n, grads)``], ``on_send(node, input_nr, target, grad, buffer_after,
+    count_before, count_after, became_ready)`` per non-null edge, ``on_step_end(node, ready,
+    released)``; ``on_error(node, exc)`` if the pass fails; ``on_end()`` always.
+    """
     global _tracer
     previous, _tracer = _tracer, tracer
     return previous
@@ -175,8 +184,6 @@ def run_backward(roots, grad_roots, retain_graph=False, inputs=None, capture=Fal
 
     deps = count_dependencies(root_nodes)
     needed = _needed(root_nodes, targets) if targets is not None else None
-    if tracer is not None:
-        tracer.on_start(root_nodes, seeds, deps)
 
     buffers = {}
     for node, seed in zip(root_nodes, seeds):
@@ -186,6 +193,8 @@ def run_backward(roots, grad_roots, retain_graph=False, inputs=None, capture=Fal
         if deps.get(node, 0) == 0 and node not in ready:
             ready.append(node)
     captured = [None] * len(inputs) if capture else None
+    if tracer is not None:
+        tracer.on_start(root_nodes, seeds, deps, roots, list(ready))
 
     gc_was_enabled = gc.isenabled()
     gc.disable()
@@ -208,11 +217,13 @@ def run_backward(roots, grad_roots, retain_graph=False, inputs=None, capture=Fal
                 if node._pre_hooks:
                     grad = _run_pre_hooks(node, grad, capture)
                     if tracer is not None:
-                        tracer.on_hooks(node, "pre", len(node._pre_hooks))
+                        tracer.on_hooks(node, "pre", len(node._pre_hooks), grad)
                 if targets is not None and node in targets:
                     if capture:
                         for i in targets[node]:
                             captured[i] = grad
+                        if tracer is not None:
+                            tracer.on_capture(node, targets[node], grad)
                     elif not isinstance(node, AccumulateGrad):
                         for i in targets[node]:
                             inputs[i]._accumulate_grad(grad)
@@ -231,7 +242,7 @@ def run_backward(roots, grad_roots, retain_graph=False, inputs=None, capture=Fal
                             if result is not None:
                                 grads = tuple(result)
                         if tracer is not None:
-                            tracer.on_hooks(node, "post", len(node._hooks))
+                            tracer.on_hooks(node, "post", len(node._hooks), grads)
             inputs_of_node = node.inputs
             for i, ni in enumerate(inputs_of_node):
                 edge = ni.edge

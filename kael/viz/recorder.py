@@ -1,0 +1,201 @@
+"""``kael.viz.trace()``: a recorder of the engine's own steps during a backward pass.
+
+The engine (``kael/autograd/engine.py``) calls the installed tracer at each point of ADR 0005's
+process step; this recorder turns those calls into JSON-able events that reference the node ids
+of the graph it captures when the pass starts (the same walk as ``kael.viz.graph``). SCHEMA.md
+describes every field.
+"""
+
+from __future__ import annotations
+
+from ..autograd import engine
+from ..autograd.node import AccumulateGrad
+from .walk import MAX_VALUES, SCHEMA_VERSION, build, tensor_data
+
+__all__ = ["trace", "Trace"]
+
+
+def _error_data(exc, node_id) -> dict:
+    return {"type": type(exc).__name__, "message": str(exc), "node": node_id}
+
+
+class Trace:
+    """Records every backward pass run inside ``with kael.viz.trace() as tr:``.
+
+    ``tr.steps``: the events of all passes, in order (``start``, then one ``step`` or ``skip``
+    per node the engine pops, or an ``error``); ``tr.graph``: the graph captured when the last
+    pass started; ``tr.passes``: one record per pass; ``tr.to_dict()``: all of it as JSON-able
+    data; ``tr.table()``: the steps as ADR 0005's worked-example table.
+    """
+
+    def __init__(self, params=None, max_values=MAX_VALUES):
+        self.params = params
+        self.max_values = max_values
+        self.passes = []
+        self.steps = []
+        self.error = None
+        self._previous = None
+        self._ids = None  # node -> id, during a pass
+        self._buffered = None  # nodes holding a gradient buffer, during a pass
+        self._event = None  # the step being recorded
+        self._saved_names = ()
+        self._count = 0
+
+    # -- context manager ------------------------------------------------------------------------
+    def __enter__(self):
+        self._previous = engine.set_tracer(self)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        engine.set_tracer(self._previous)
+        self._previous = None
+        if exc is not None and self.error is None:
+            self.error = _error_data(exc, None)
+        return False
+
+    # -- results --------------------------------------------------------------------------------
+    @property
+    def graph(self):
+        """The graph captured at the start of the last pass (``None`` before any pass)."""
+        return self.passes[-1]["graph"] if self.passes else None
+
+    def to_dict(self) -> dict:
+        """The trace document (SCHEMA.md); it shares its lists with ``tr.steps`` and
+        ``tr.passes``, so treat it as read-only."""
+        return {
+            "version": SCHEMA_VERSION,
+            "kind": "trace",
+            "passes": self.passes,
+            "steps": self.steps,
+            "error": self.error,
+        }
+
+    def table(self, pass_index=None) -> str:
+        from .text import trace_table
+
+        return trace_table(self.to_dict(), pass_index)
+
+    def __repr__(self):
+        return f"<kael.viz.Trace: {len(self.passes)} passes, {len(self.steps)} events>"
+
+    # -- the engine's tracer protocol -------------------------------------------------------------
+    def _data(self, t):
+        return None if t is None else tensor_data(t, self.max_values)
+
+    def on_start(self, root_nodes, seeds, deps, roots, ready):
+        graph, ids = build(list(roots), list(root_nodes), self.params, self.max_values)
+        self._ids = ids
+        self._buffered = set(root_nodes)
+        self._count = 0
+        index = len(self.passes)
+        self.passes.append({"index": index, "graph": graph, "completed": False, "error": None})
+        self.steps.append({
+            "kind": "start",
+            "pass": index,
+            "seeds": [{"node": ids[n], "grad": self._data(g)} for n, g in zip(root_nodes, seeds)],
+            "counts": {ids[n]: deps.get(n, 0) for n in ids},
+            "ready": [ids[n] for n in ready],
+        })
+
+    def _begin(self, kind, node, grad):
+        self._count += 1
+        self._event = {
+            "kind": kind,
+            "pass": len(self.passes) - 1,
+            "step": self._count,
+            "node": self._ids[node],
+            "grad": self._data(grad),
+            "reason": None,
+            "hooks": [],
+            "captured": None,
+            "accumulated": None,
+            "sends": [],
+            "ready": [],
+            "released": False,
+            "released_saved": [],
+        }
+
+    def on_node(self, node, grad):
+        self._buffered.discard(node)
+        if isinstance(node, AccumulateGrad):
+            self._saved_names = []
+        else:
+            self._saved_names = [name for name, _ in node.saved_tensor_records()]
+        self._begin("step", node, grad)
+
+    def on_skip(self, node):
+        had_buffer = node in self._buffered
+        self._buffered.discard(node)
+        self._saved_names = []
+        self._begin("skip", node, None)
+        self._event["reason"] = "not needed" if had_buffer else "no gradient"
+
+    def on_hooks(self, node, kind, n, result):
+        grads = [result] if kind == "pre" else list(result)
+        self._event["hooks"].append({"kind": kind, "count": n, "grads": [self._data(g) for g in grads]})
+
+    def on_capture(self, node, input_indices, grad):
+        self._event["captured"] = {"inputs": list(input_indices), "grad": self._data(grad)}
+
+    def on_accumulate(self, node, grad):
+        meta = node.variable._meta
+        if meta is not None and meta.hooks:
+            self._event["hooks"].append({"kind": "tensor", "count": len(meta.hooks), "grads": []})
+        self._event["accumulated"] = self._data(grad)
+
+    def on_send(self, node, input_nr, target, grad, buffer_after, count_before, count_after, became_ready):
+        added = grad is not None and target in self._buffered
+        if grad is not None:
+            self._buffered.add(target)
+        self._event["sends"].append({
+            "input_nr": input_nr,
+            "to": self._ids[target],
+            "grad": self._data(grad),
+            "added": added,
+            "buffer": self._data(buffer_after),
+            "count_before": count_before,
+            "count_after": count_after,
+            "ready": became_ready,
+        })
+
+    def on_step_end(self, node, ready_stack, released):
+        event = self._event
+        event["ready"] = [self._ids[n] for n in ready_stack]
+        if released and event["kind"] == "step" and not isinstance(node, AccumulateGrad):
+            event["released"] = True
+            event["released_saved"] = self._saved_names
+        self.steps.append(event)
+        self._event = None
+
+    def on_error(self, node, exc):
+        node_id = self._ids.get(node) if node is not None else None
+        event = self._event
+        error = _error_data(exc, node_id)
+        self.steps.append({
+            "kind": "error",
+            "pass": len(self.passes) - 1,
+            "step": event["step"] if event is not None else self._count + 1,
+            "node": node_id,
+            "grad": event["grad"] if event is not None else None,
+            "type": error["type"],
+            "message": error["message"],
+        })
+        self._event = None
+        self.passes[-1]["error"] = error
+        if self.error is None:
+            self.error = error
+
+    def on_end(self):
+        self.passes[-1]["completed"] = self.passes[-1]["error"] is None
+        self._ids = None
+        self._buffered = None
+        self._event = None
+        self._saved_names = ()
+
+
+def trace(params=None, max_values=MAX_VALUES) -> Trace:
+    """``with kael.viz.trace(params=dict(x=x)) as tr: loss.backward()`` records the engine's steps.
+
+    ``params`` names tensors as in ``kael.viz.graph``; node ids match ``graph()`` of the same roots.
+    """
+    return Trace(params, max_values)
