@@ -14,7 +14,7 @@ from operator import index as as_int
 from ... import dtype as dt
 from ..errors import broadcast_error, broadcast_shapes, fmt_shape
 from ..nested import flatten_nested, nested_shape
-from .array import PyArray, gather, make_buffer, new, offsets, scatter, values, write
+from .array import PyArray, gather, make_buffer, new, offsets, scatter, values, wrap_int64, write
 from .elementwise import broadcast_values, cast_values, scalar
 from .shape import expand
 
@@ -211,8 +211,21 @@ def index_add_(a: PyArray, key, value: PyArray) -> None:
     inner = offsets(run_shape, run_strides)
     src = _source(value, out_shape, a.dtype)
     buf = a.buf
-    for p, v in zip([s + o for s in starts for o in inner], src):
-        buf[p] += v
+    positions = [s + o for s in starts for o in inner]
+    if a.dtype.is_floating_point:  # float32 rounds at every step, as numpy's add.at does
+        for p, v in zip(positions, src):
+            buf[p] += v
+        return
+    totals = {}
+    get = totals.get
+    for p, v in zip(positions, src):
+        totals[p] = get(p, buf[p]) + v
+    if a.dtype is dt.bool_:
+        for p, v in totals.items():
+            buf[p] = v != 0
+    else:
+        for p, v in zip(totals, wrap_int64(totals.values())):
+            buf[p] = v
 
 
 def _source(src: PyArray, shape: tuple, dtype) -> list:

@@ -356,6 +356,68 @@ def test_setitem_with_a_value_that_does_not_broadcast_names_both_shapes():
         P.setitem(p, (slice(None), P.from_nested([0, 1], dt.int64)), P.full((4,), 1.0, dt.float32))
 
 
+INDEX_ADD_CASES = [
+    ((I(0, 2, 0, 0),), [[1.0, 2.0, 3.0, 4.0]]),  # repeated rows accumulate
+    ((slice(None), I(1, 1, 3)), 0.5),
+    ((I(2, 2), I(3, 3)), [2.0, 5.0]),
+    ((M(True, False, True),), [[1.0], [2.0]]),
+    ((1, slice(None, None, -1)), [1.0, 2.0, 3.0, 4.0]),  # basic keys add once
+]
+
+
+@pytest.mark.parametrize("key, value", INDEX_ADD_CASES, ids=repr)
+@pytest.mark.parametrize("dtype", (dt.float32, dt.float64, dt.int64))
+def test_index_add_matches_numpy_add_at(key, value, dtype):
+    p, n = grid((3, 4), dtype)
+    P.index_add_(p, build_key(P, key), P.from_nested(value, dtype))
+    N.index_add_(n, build_key(N, key), N.from_nested(value, dtype))
+    assert_same(p, n)
+
+
+def test_index_add_wraps_int64_and_ors_bools_like_numpy():
+    p, n = pair([2**62, 0], dt.int64)
+    for B, a in ((P, p), (N, n)):
+        B.index_add_(a, (B.from_nested([0, 0, 0, 1], dt.int64),), B.from_nested([2**62] * 4, dt.int64))
+    assert_same(p, n)
+    p, n = pair([True, False, False], dt.bool_)
+    for B, a in ((P, p), (N, n)):
+        B.index_add_(a, (B.from_nested([0, 1, 1], dt.int64),), B.from_nested([True, True, False], dt.bool_))
+    assert_same(p, n)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_copy_into_an_overlapping_view_reads_the_source_first(dtype):
+    p, n = grid((3, 3), dtype)
+    for B, a in ((P, p), (N, n)):
+        B.copy_(B.permute(a, (1, 0)), a)
+        B.setitem(a, (slice(1, None),), B.getitem(a, (slice(None, -1),)))
+    assert_same(p, n)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda B: B.getitem(B.full((2, 3), 0.0, dt.float32), (0, 5)),
+        lambda B: B.getitem(B.full((2, 3), 0.0, dt.float32), (-3,)),
+        lambda B: B.getitem(B.full((2, 3), 0.0, dt.float32), (0, 0, 0)),
+        lambda B: B.getitem(B.full((2, 3), 0.0, dt.float32), (B.from_nested([0, 2], dt.int64),)),
+        lambda B: B.binary("add", B.full((2, 3), 0.0, dt.float32), B.full((4,), 0.0, dt.float32)),
+        lambda B: B.binary_("add", B.full((2, 3), 0.0, dt.float32), B.full((2, 1, 3), 0.0, dt.float32)),
+        lambda B: B.expand(B.full((3, 1), 0.0, dt.float32), (2, 4)),
+        lambda B: B.copy_(B.full((2, 3), 0.0, dt.float32), B.full((2,), 0.0, dt.float32)),
+        lambda B: B.matmul(B.full((2, 3), 0.0, dt.float32), B.full((4, 5), 0.0, dt.float32)),
+        lambda B: B.matmul(B.full((2, 2, 3), 0.0, dt.float32), B.full((3, 3, 1), 0.0, dt.float32)),
+        lambda B: B.item(B.full((3,), 0.0, dt.float32)),
+    ],
+)
+def test_errors_read_the_same_on_both_backends(call):
+    with pytest.raises((IndexError, ValueError)) as want:
+        call(N)
+    with pytest.raises(want.type) as got:
+        call(P)
+    assert str(got.value) == str(want.value)
+
+
 # -- elementwise ----------------------------------------------------------------------------------
 FLOAT_DATA = [-3.5, -1.0, -0.25, 0.0, 0.5, 1.0, 2.0, 7.25]
 SPECIAL = [-INF, -1e30, -800.0, -1.0, -0.0, 0.0, 1e-30, 0.5, 1.0, 2.5, 100.0, 800.0, 1e30, INF, NAN]
