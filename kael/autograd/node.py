@@ -181,7 +181,10 @@ class FunctionNode(Node):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
     def __dir__(self):
-        return sorted(set(super().__dir__()) | {"_saved_" + n for n in type(self).saved_names})
+        # The internal slot ``_saved`` stays out, so that the ``_saved*`` names listed are exactly
+        # the saved tensors (the notebook's walk prints ['_saved_other', '_saved_self']).
+        names = set(super().__dir__()) - {"_saved"}
+        return sorted(names | {"_saved_" + n for n in type(self).saved_names})
 
     # -- running -----------------------------------------------------------------------------------
     @property
