@@ -1,0 +1,38 @@
+"""Mutant: on exit it turns grad mode back on, instead of restoring the mode that was in force
+when the block was entered (nested no_grad blocks break)."""
+
+import functools
+
+import kael
+
+
+class GradModeGuard:
+    def __init__(self, mode):
+        self.mode = bool(mode)
+        self._saved = []  # a stack: the same guard may be entered again while active
+
+    def __enter__(self):
+        self._saved.append(kael.is_grad_enabled())
+        kael.set_grad_enabled(self.mode)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self._saved.pop()
+        kael.set_grad_enabled(True)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self:
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+def no_grad():
+    return GradModeGuard(False)
+
+
+def enable_grad():
+    return GradModeGuard(True)
