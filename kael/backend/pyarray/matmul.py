@@ -53,17 +53,25 @@ def matmul(a: PyArray, b: PyArray) -> PyArray:
     if k == 0:
         zero = 0.0 if dtype.is_floating_point else (False if dtype is dt.bool_ else 0)
         return new([zero] * (count * m * n), shape, dtype)
-    nd = len(b2.shape)
-    bt = permute(b2, tuple(range(nd - 2)) + (nd - 1, nd - 2))
-    rows = _rows(cast_values(values(a2), a.dtype, dtype), k)
-    cols = _rows(cast_values(values(bt), b.dtype, dtype), k)
+    pairs = zip(_matrix_index(a2.shape[:-2], batch), _matrix_index(b2.shape[:-2], batch))
     out = []
-    for ia, ib in zip(_matrix_index(a2.shape[:-2], batch), _matrix_index(b2.shape[:-2], batch)):
-        ra, cb = rows[ia * m:(ia + 1) * m], cols[ib * n:(ib + 1) * n]
-        if _sumprod is None:
-            out += [sum(map(mul, r, c)) for r in ra for c in cb]
-        else:
-            out += [_sumprod(r, c) for r in ra for c in cb]
+    if k == 1:  # outer products: one multiplication per output element, no dot products
+        xs = cast_values(values(a2), a.dtype, dtype)
+        ys = cast_values(values(b2), b.dtype, dtype)
+        for ia, ib in pairs:
+            yb = ys[ib * n:(ib + 1) * n]
+            out += [x * y for x in xs[ia * m:(ia + 1) * m] for y in yb]
+    else:
+        nd = len(b2.shape)
+        bt = permute(b2, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+        rows = _rows(cast_values(values(a2), a.dtype, dtype), k)
+        cols = _rows(cast_values(values(bt), b.dtype, dtype), k)
+        for ia, ib in pairs:
+            ra, cb = rows[ia * m:(ia + 1) * m], cols[ib * n:(ib + 1) * n]
+            if _sumprod is None:
+                out += [sum(map(mul, r, c)) for r in ra for c in cb]
+            else:
+                out += [_sumprod(r, c) for r in ra for c in cb]
     if dtype is dt.bool_:
         out = [v != 0 for v in out]
     return new(out, shape, dtype)
