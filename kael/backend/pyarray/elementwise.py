@@ -272,6 +272,10 @@ def broadcast_values(a: PyArray, shape: tuple, size: int) -> list:
         return elements(a)
     if a.size == 1:
         return [first(a)] * size
+    own = a.shape
+    lead = len(shape) - len(own)
+    if lead > 0 and shape[lead:] == own:  # repeated along new leading dims only: a list repetition
+        return values(a) * (size // a.size if a.size else 0)
     return values(expand(a, shape))
 
 
