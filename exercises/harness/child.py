@@ -189,6 +189,8 @@ def main(argv):
         except (ValueError, RecursionError, MemoryError) as exc:
             channel.send(event="case", name=name, duration_ms=round(duration_ms, 3),
                          invalid=f"the value could not be sent: {_safe_str(exc)}")
+        if "memory" in outcome:
+            os._exit(0)  # out of memory: the rest cannot be trusted to run; the parent says so
     channel.send(event="done")
     try:
         sys.stderr.flush()

@@ -120,7 +120,7 @@ class ChildRun:
             return True
         if any(c.get("memory") for c in self.cases.values()):
             return True
-        if self.done or self.timed_out:
+        if self.done or self.timed_out or r.output_truncated:
             return False
         if r.signal == signal.SIGKILL:
             return True  # killed from outside without a deadline: the memory killer

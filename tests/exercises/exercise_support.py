@@ -1,0 +1,31 @@
+"""What the exercise tests share: the harness on sys.path, and the list of submissions to grade."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+EXERCISES = ROOT / "exercises"
+if str(EXERCISES) not in sys.path:
+    sys.path.insert(0, str(EXERCISES))
+
+from harness import catalog  # noqa: E402
+
+WORKERS = max(2, min(6, (os.cpu_count() or 2) * 2))
+JUDGE = EXERCISES / "judge.py"
+
+
+def submissions():
+    """``(exercise id, kind, name, path)`` for every reference, starter and mutant."""
+    rows = []
+    for e in catalog.load_all():
+        rows.append((e.id, "reference", "reference", e.path / ".meta" / "reference.py"))
+        rows.append((e.id, "starter", "starter", e.path / e.solution_file))
+        for name, path in e.mutants().items():
+            rows.append((e.id, "mutant", name, path))
+    return rows
+
+
+SUBMISSIONS = submissions()
