@@ -8,13 +8,14 @@ The work is done in ``pyarray/``: ``array`` (buffers, strided gather and scatter
 from __future__ import annotations
 
 import math
+from array import array
 
 from .. import dtype as dt
 from .base import Backend
 from .errors import fmt_shape
 from .nested import flatten_nested, nested_shape
 from .pyarray import elementwise, indexing, reduce, shape as shapes
-from .pyarray.array import PyArray, first, make_buffer, c_strides, new, same_memory, tolist, values
+from .pyarray.array import INT64_MIN, PyArray, c_strides, first, new, same_memory, tolist, values
 from .pyarray.elementwise import cast_values, scalar
 from .pyarray.matmul import matmul
 
@@ -32,9 +33,12 @@ def _from_values(vals: list, shape: tuple, dtype) -> PyArray:
         vals = [bool(v) for v in vals]
     elif dtype is dt.int64:
         try:
-            return PyArray(make_buffer(vals, dtype), shape, c_strides(shape), 0, dtype)
-        except TypeError:
-            vals = [v if type(v) is int else int(v) for v in vals]
+            buf = array("q", vals)
+        except TypeError:  # floats among the ints: truncated toward zero
+            buf = array("q", [v if type(v) is int else int(v) for v in vals])
+        except OverflowError:
+            raise OverflowError(f"value out of range for int64 (range {INT64_MIN} to {-INT64_MIN - 1})") from None
+        return PyArray(buf, shape, c_strides(shape), 0, dtype)
     return new(vals, shape, dtype)
 
 

@@ -87,6 +87,13 @@ def test_from_flat_full_and_eye_match_numpy(dtype):
         assert_same(P.eye(n, m, dtype), N.eye(n, m, dtype))
 
 
+def test_from_nested_rejects_ints_beyond_int64_like_numpy():
+    with pytest.raises(OverflowError):
+        N.from_nested([1, 2**63], dt.int64)
+    with pytest.raises(OverflowError, match="out of range for int64"):
+        P.from_nested([1, 2**63], dt.int64)
+
+
 def test_float32_values_round_to_single_precision():
     p = P.from_nested([0.1, 1e-46, 3.4e39], dt.float32)
     assert P.tolist(p) == [float(np.float32(0.1)), 0.0, INF]
