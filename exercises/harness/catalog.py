@@ -15,7 +15,10 @@ A test file holds test cases: functions ``test_*(m)`` that take the submission m
 plain data. Its first docstring line says what the case calls; public cases may carry the value
 they expect (``test_x.expected = ...``) so that they can run in the browser without the
 reference; ``RTOL``/``ATOL`` at module level (or ``test_x.rtol``/``test_x.atol``) set the float
-tolerance. Test files are read with ``ast`` here; only the child imports them.
+tolerance. A hidden case with ``test_x.min_accuracy = 0.95`` is scored instead of compared: it
+returns ``{"predictions": [...], "labels": [...]}`` and passes when at least that fraction of its
+predictions equal the labels of the reference's run. Test files are read with ``ast`` here; only
+the child imports them.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ class Case:
     has_expected: bool = False
     expected: object = None
     line: int = 0
+    min_accuracy: float | None = None
 
 
 def parse_cases(source: str, *, hidden: bool, filename: str = "<test>") -> list:
@@ -94,6 +98,7 @@ def parse_cases(source: str, *, hidden: bool, filename: str = "<test>") -> list:
                 has_expected="expected" in extra,
                 expected=extra.get("expected"),
                 line=f.lineno,
+                min_accuracy=extra.get("min_accuracy"),
             )
         )
     return cases

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["Tolerance", "compare_outcomes", "first_difference", "render"]
+__all__ = ["Tolerance", "compare_outcomes", "first_difference", "render", "score_accuracy"]
 
 PASSED, FAILED, ERROR = "passed", "failed", "error"
 
@@ -101,8 +101,27 @@ def _raised(r) -> str:
     return f"{r.get('type')}: {message}" if message else str(r.get("type"))
 
 
-def compare_outcomes(actual: dict | None, expected: dict, tol: Tolerance, *, reveal: bool = True):
-    """``(status, message)`` for one case: ``passed``, ``failed`` or ``error``."""
+def score_accuracy(value, labels, minimum: float):
+    """``(status, message)`` for a scored case: ``value["predictions"]`` against ``labels``.
+
+    The labels come from the reference's run of the same case (never from the submission's),
+    so the accuracy is computed here, from plain data, on points the submission did not choose."""
+    predictions = value.get("predictions") if type(value) is dict else None
+    if type(predictions) is not list:
+        return FAILED, f"returned {render(value, 120)}\n  expected a dict with a list of predictions"
+    if len(predictions) != len(labels):
+        return FAILED, f"returned {_items(len(predictions))} of predictions for {_items(len(labels))}"
+    correct = sum(1 for p, t in zip(predictions, labels) if type(p) is type(t) and p == t)
+    accuracy = correct / len(labels) if labels else 0.0
+    message = f"accuracy {accuracy:.3f} ({correct} of {len(labels)} points), needs at least {minimum:g}"
+    return (PASSED, "") if accuracy >= minimum else (FAILED, message)
+
+
+def compare_outcomes(actual: dict | None, expected: dict, tol: Tolerance, *, reveal: bool = True,
+                     min_accuracy: float | None = None):
+    """``(status, message)`` for one case: ``passed``, ``failed`` or ``error``. With
+    ``min_accuracy``, a returned value is scored with ``score_accuracy`` against the expected
+    value's ``labels`` instead of compared."""
     if actual is None:
         return ERROR, "the test did not run: the program stopped before reaching it"
     if actual.get("memory"):
@@ -131,6 +150,11 @@ def compare_outcomes(actual: dict | None, expected: dict, tol: Tolerance, *, rev
             return FAILED, "returned a value, but an exception was expected"
         return FAILED, f"returned {render(value)}\n  expected it to raise {_raised(expected['raised'])}"
     want = expected["value"]
+    if min_accuracy is not None:
+        labels = want.get("labels") if type(want) is dict else None
+        if type(labels) is not list:
+            return ERROR, "the reference gave no labels for this scored case"
+        return score_accuracy(value, labels, min_accuracy)
     diff = first_difference(value, want, tol)
     if diff is None:
         return PASSED, ""

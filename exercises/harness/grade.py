@@ -280,7 +280,8 @@ def grade(exercise, code: str, runner=None, public_only: bool = False, *, limits
             duration = None
         else:
             status, message = compare_outcomes(frame, expected[c.name], c.tolerance,
-                                               reveal=reveal_hidden or not c.hidden)
+                                               reveal=reveal_hidden or not c.hidden,
+                                               min_accuracy=c.min_accuracy)
             duration = frame.get("duration_ms") if type(frame.get("duration_ms")) in (int, float) else None
         tests.append(test_entry(c.name, c.description, status, message, duration, c.hidden))
 
