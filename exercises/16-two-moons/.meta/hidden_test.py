@@ -1,0 +1,84 @@
+"""Hidden tests of two_moons."""
+
+import math
+
+import kael
+
+ATOL = 1e-5
+
+
+def _moons(n, noise, seed):
+    kael.manual_seed(seed)
+    labels = kael.randint(0, 2, (n,))
+    t = kael.rand(n) * math.pi
+    upper = labels == 0
+    x = kael.where(upper, t.cos(), 1.0 - t.cos())
+    y = kael.where(upper, t.sin(), 0.5 - t.sin())
+    return kael.stack([x, y], dim=1) + kael.randn(n, 2) * noise, labels
+
+
+def _as_list(predictions):
+    if isinstance(predictions, kael.Tensor):
+        predictions = predictions.tolist()
+    return [int(p) for p in predictions]
+
+
+MIRROR = [-1.0, 1.0]
+_trained = {}
+
+
+def _mirrored_model(m):
+    """One model per run, trained on mirrored moons (x -> -x), shared by the cases below."""
+    if "model" not in _trained:
+        points, labels = _moons(120, 0.1, 5)
+        _trained["model"] = m.train(points * kael.tensor(MIRROR), labels)
+    return _trained["model"]
+
+
+def test_make_moons_other_seed(m):
+    """make_moons(5, noise=0.2, seed=7)"""
+    points, labels = m.make_moons(5, noise=0.2, seed=7)
+    return [points.tolist(), labels.tolist()]
+
+
+def test_make_moons_noise_free_points_lie_on_arcs(m):
+    """make_moons(50, noise=0.0, seed=3): upper points on the unit circle, lower ones on the shifted circle"""
+    points, labels = m.make_moons(50, noise=0.0, seed=3)
+    out = []
+    for (x, y), label in zip(points.tolist(), labels.tolist()):
+        cx, cy = (0.0, 0.0) if label == 0 else (1.0, 0.5)
+        out.append(round((x - cx) ** 2 + (y - cy) ** 2, 4))
+    return [out, sum(labels.tolist())]
+
+
+def test_make_moons_is_reproducible(m):
+    """make_moons(20, seed=4) twice gives the same points; seed=5 gives others"""
+    a, la = m.make_moons(20, seed=4)
+    b, lb = m.make_moons(20, seed=4)
+    c, _ = m.make_moons(20, seed=5)
+    return [a.tolist() == b.tolist(), la.tolist() == lb.tolist(), a.tolist() == c.tolist()]
+
+
+def test_make_moons_default_noise(m):
+    """make_moons(3, seed=2) uses noise 0.1"""
+    points, labels = m.make_moons(3, seed=2)
+    return [points.tolist(), labels.tolist()]
+
+
+def test_accuracy_on_mirrored_moons(m):
+    """train on mirrored moons (seed 5), predict 400 fresh mirrored ones (seed 105): >= 95% right"""
+    model = _mirrored_model(m)
+    fresh, _ = _moons(400, 0.1, 105)
+    predictions = _as_list(m.predict(model, fresh * kael.tensor(MIRROR)))
+    _, truth = _moons(400, 0.1, 105)
+    return {"predictions": predictions, "labels": truth.tolist()}
+
+
+test_accuracy_on_mirrored_moons.min_accuracy = 0.95
+
+
+def test_predict_one_class_per_point(m):
+    """predict(model, points) for 7 points: 7 class indices, each 0 or 1"""
+    fresh, _ = _moons(7, 0.1, 106)
+    predictions = _as_list(m.predict(_mirrored_model(m), fresh * kael.tensor(MIRROR)))
+    return [len(predictions), all(p in (0, 1) for p in predictions)]
