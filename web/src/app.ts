@@ -1,0 +1,405 @@
+// The page: header (Run, Stop, Share, status, language, theme), a sidebar (examples,
+// exercises), the editor, and the output tabs (console, graph, trace, plot). It wires views to
+// the worker client and never touches Python itself.
+
+import { resolveUrls } from "./config";
+import { ConsoleView } from "./console/console";
+import { CodeEditor } from "./editor/editor";
+import { DEFAULT_CODE, EXAMPLES, type Example } from "./examples";
+import { ExerciseSource, type ExerciseDetail } from "./exercises/api";
+import { ExercisesView } from "./exercises/view";
+import { isGraph, isTrace } from "./graph/types";
+import { GraphView } from "./graph/view";
+import { PlotView } from "./plot/plot";
+import { TraceView } from "./trace/view";
+import { clear, formatSeconds, h } from "./ui/dom";
+import { bind, currentLang, onLang, setLang, t } from "./ui/i18n";
+import { codeFromHash, shareUrl } from "./ui/share";
+import { storage } from "./ui/storage";
+import { Tabs } from "./ui/tabs";
+import { applyTheme, initialTheme, type Theme } from "./ui/theme";
+import { PyodideClient, type RuntimeState } from "./worker/client";
+import type { Display, Stage } from "./worker/protocol";
+
+const HARNESS_ROOT = "/home/pyodide/kael_exercises";
+const STAGES: Stage[] = ["runtime", "stdlib", "kael"];
+
+type Context = { kind: "playground" } | { kind: "exercise"; id: string; title: string };
+
+export function startApp(root: HTMLElement): void {
+  const urls = resolveUrls();
+  const client = new PyodideClient(urls);
+  const source = new ExerciseSource(urls);
+  let theme: Theme = initialTheme();
+  applyTheme(theme);
+
+  // ---------------------------------------------------------------- editor and context
+  let context: Context = { kind: "playground" };
+  const shared = codeFromHash();
+  const editor = new CodeEditor({
+    doc: shared ?? storage.playground() ?? DEFAULT_CODE,
+    dark: theme === "dark",
+    onRun: () => void run(),
+    onChange: (code) => {
+      if (context.kind === "playground") storage.setPlayground(code);
+      else storage.setDraft(context.id, code);
+    },
+  });
+  if (shared !== null) {
+    storage.setPlayground(shared);
+    history.replaceState(null, "", location.pathname + location.search); // a reload keeps edits
+  }
+  const contextLabel = h("span", { class: "context-label" });
+  const contextBack = h("button", { type: "button", class: "link", hidden: true }, "");
+  const renderContext = () => {
+    contextLabel.textContent = context.kind === "playground" ? t("app.title") : `${t("nav.exercises")} · ${context.title}`;
+    contextBack.hidden = context.kind === "playground";
+    contextBack.textContent = `← ${t("app.title")}`;
+  };
+  const setContext = (next: Context, code: string) => {
+    context = next;
+    editor.setCode(code);
+    renderContext();
+  };
+  contextBack.addEventListener("click", () => {
+    exercisesView.closeExercise();
+  });
+
+  // ---------------------------------------------------------------- output views
+  const consoleView = new ConsoleView((line) => editor.goToLine(line));
+  const graphView = new GraphView();
+  const traceView = new TraceView();
+  const plotView = new PlotView();
+  const outputs = new Tabs("out", "tabs.output", [
+    { id: "console", label: "tab.console", panel: consoleView.element },
+    { id: "graph", label: "tab.graph", panel: graphView.element },
+    { id: "trace", label: "tab.trace", panel: traceView.element },
+    { id: "plot", label: "tab.plot", panel: plotView.element },
+  ]);
+  outputs.onSelect((id) => {
+    if (id === "graph") graphView.canvas.refit();
+    if (id === "trace") traceView.refit();
+  });
+  const clearButton = h("button", { type: "button", class: "link clear", onclick: () => consoleView.clear() });
+  bind(clearButton, "action.clear");
+  bind(clearButton, "action.clear.title", "title");
+
+  // ---------------------------------------------------------------- header
+  const runButton = h("button", { type: "button", class: "primary run", disabled: true, onclick: () => void run() });
+  const runLabel = h("span", {});
+  bind(runLabel, "action.run");
+  runButton.append(h("span", { "aria-hidden": "true", class: "glyph" }, "▶ "), runLabel);
+  bind(runButton, "action.run.title", "title");
+  const stopButton = h("button", { type: "button", class: "stop", disabled: true, onclick: () => client.stop() });
+  const stopLabel = h("span", {});
+  bind(stopLabel, "action.stop");
+  stopButton.append(h("span", { "aria-hidden": "true", class: "glyph" }, "■ "), stopLabel);
+  bind(stopButton, "action.stop.title", "title");
+  const shareButton = h("button", { type: "button", class: "share", onclick: () => void share() });
+  bind(shareButton, "action.share");
+  bind(shareButton, "action.share.title", "title");
+  const langButton = h("button", {
+    type: "button",
+    class: "pref",
+    onclick: () => setLang(currentLang() === "en" ? "zh" : "en"),
+  });
+  bind(langButton, "action.lang");
+  bind(langButton, "action.lang.title", "aria-label");
+  bind(langButton, "action.lang.title", "title");
+  const themeButton = h("button", {
+    type: "button",
+    class: "pref",
+    onclick: () => {
+      theme = theme === "dark" ? "light" : "dark";
+      applyTheme(theme);
+      editor.setDark(theme === "dark");
+      renderTheme();
+    },
+  });
+  const renderTheme = () => {
+    themeButton.textContent = theme === "dark" ? "☀" : "☾";
+    const label = theme === "dark" ? t("action.theme.light") : t("action.theme.dark");
+    themeButton.setAttribute("aria-label", label);
+    themeButton.title = label;
+  };
+  renderTheme();
+
+  const statusText = h("span", { class: "status-text", "data-testid": "status" });
+  const statusStages = h("span", { class: "stages" });
+  const status = h("div", { class: "status", role: "status", "aria-live": "polite" }, statusText, statusStages);
+
+  const sharePanel = h("div", { class: "share-panel", hidden: true });
+
+  const title = h("h1", {});
+  bind(title, "app.title");
+  const tagline = h("span", { class: "tagline" });
+  bind(tagline, "app.tagline");
+  const header = h(
+    "header",
+    { class: "topbar" },
+    h("div", { class: "brand" }, h("span", { class: "logo", "aria-hidden": "true" }, "∂"), title, tagline),
+    h("div", { class: "run-controls" }, runButton, stopButton, shareButton),
+    status,
+    h("div", { class: "prefs" }, langButton, themeButton),
+  );
+
+  // ---------------------------------------------------------------- sidebar
+  const examplesList = h("div", { class: "examples" });
+  const renderExamples = () => {
+    clear(examplesList);
+    const lang = currentLang();
+    examplesList.append(
+      h("h2", {}, t("examples.title")),
+      h("p", { class: "muted" }, t("examples.intro")),
+      h(
+        "ul",
+        { class: "example-list" },
+        EXAMPLES.map((ex) =>
+          h(
+            "li",
+            {},
+            h(
+              "button",
+              { type: "button", class: "example-item", "data-example": ex.id, onclick: () => openExample(ex) },
+              h("span", { class: "example-title" }, ex.title[lang]),
+              h("span", { class: "example-summary" }, ex.summary[lang]),
+            ),
+          ),
+        ),
+      ),
+    );
+  };
+  renderExamples();
+
+  const exercisesView = new ExercisesView(source, {
+    open: (detail: ExerciseDetail) => {
+      storage.setExercise(detail.id);
+      const title = (currentLang() === "zh" ? detail.titles.zh : detail.titles.en) ?? detail.title;
+      setContext({ kind: "exercise", id: detail.id, title }, storage.draft(detail.id) ?? detail.starter);
+    },
+    code: () => editor.code,
+    runTests: async (detail) => {
+      consoleView.clear();
+      const files = await source.harnessFiles(HARNESS_ROOT);
+      if (!files.ok) return { report: null, error: files.message };
+      setRunning(true);
+      const outcome = await client.runTests({
+        exercise_id: detail.id,
+        code: editor.code,
+        tests_source: detail.public_tests,
+        module: detail.module,
+        solution_file: detail.solution_file,
+        test_file: detail.test_file,
+        files: files.value,
+      });
+      setRunning(false);
+      consoleView.flush();
+      return { report: outcome.report, error: outcome.error ? outcome.error.traceback : null };
+    },
+    canRun: () => client.state.phase === "ready",
+    onRunnable: (listener) => client.on((e) => e.type === "state" && listener()),
+  });
+  const originalClose = exercisesView.closeExercise.bind(exercisesView);
+  exercisesView.closeExercise = () => {
+    originalClose();
+    storage.setExercise(null);
+    if (context.kind === "exercise") setContext({ kind: "playground" }, storage.playground() ?? DEFAULT_CODE);
+  };
+
+  const sideTabs = new Tabs("side", "nav.examples", [
+    { id: "examples", label: "nav.examples", panel: examplesList },
+    { id: "exercises", label: "nav.exercises", panel: exercisesView.element },
+  ]);
+  sideTabs.onSelect((id) => storage.setMode(id));
+
+  // ---------------------------------------------------------------- page
+  root.append(
+    header,
+    sharePanel,
+    h(
+      "main",
+      { class: "workspace" },
+      h("aside", { class: "sidebar" }, sideTabs.list, sideTabs.panels),
+      h(
+        "section",
+        { class: "editor-pane", "aria-label": "editor" },
+        h("div", { class: "context-bar" }, contextLabel, contextBack),
+        editor.element,
+      ),
+      h("section", { class: "output-pane" }, h("div", { class: "output-head" }, outputs.list, clearButton), outputs.panels),
+    ),
+  );
+  renderContext();
+
+  // ---------------------------------------------------------------- runtime status
+  let ticker: ReturnType<typeof setInterval> | null = null;
+  const renderStatus = (state: RuntimeState) => {
+    status.dataset.phase = state.phase;
+    clear(statusStages);
+    if (state.phase === "loading") {
+      const elapsed = performance.now() - state.startedAt;
+      statusText.textContent = `${t("status.loading")} ${t(`stage.${state.stage}`)}… ${formatSeconds(elapsed)}`;
+      for (const stage of STAGES) {
+        const s = state.stages[stage];
+        const done = s?.end !== undefined;
+        const text = `${t(`stage.${stage}`)}${done ? ` ${formatSeconds(s!.end! - s!.start)}` : ""}`;
+        statusStages.append(h("span", { class: `stage ${done ? "done" : s ? "active" : "waiting"}` }, text));
+      }
+      if (!ticker) ticker = setInterval(() => renderStatus(client.state), 100);
+      return;
+    }
+    if (ticker) clearInterval(ticker);
+    ticker = null;
+    if (state.phase === "ready") {
+      statusText.textContent = t("status.ready");
+      statusText.title = t("status.ready.detail", { ...state.versions, seconds: formatSeconds(state.loadMs) });
+      statusStages.append(h("span", { class: "stage done", "data-testid": "load-time" }, formatSeconds(state.loadMs)));
+    } else if (state.phase === "running") {
+      statusText.textContent = t("status.running");
+    } else {
+      const lines = state.message.trim().split("\n");
+      statusText.textContent = `${t("status.failed")}: ${lines[lines.length - 1].slice(0, 200)}`;
+      statusText.title = state.message;
+    }
+  };
+
+  const setRunning = (running: boolean) => {
+    runButton.disabled = running || client.state.phase !== "ready";
+    stopButton.disabled = !running;
+  };
+
+  client.on((event) => {
+    switch (event.type) {
+      case "state":
+        renderStatus(event.state);
+        runButton.disabled = event.state.phase !== "ready";
+        stopButton.disabled = event.state.phase !== "running";
+        break;
+      case "stdout":
+      case "stderr":
+        consoleView.write(event.type, event.text);
+        break;
+      case "display":
+        show(event.display);
+        break;
+      case "worker_replaced":
+        consoleView.note(
+          event.reason === "stop_timeout"
+            ? t("console.replaced")
+            : event.reason === "crashed"
+              ? t("console.crashed")
+              : t("console.restarted"),
+          "warn",
+        );
+        break;
+    }
+  });
+
+  // ---------------------------------------------------------------- running code
+  let shown = { graph: false, trace: false, plot: false };
+
+  function show(display: Display): void {
+    if (display.kind === "graph" && isGraph(display.data)) {
+      graphView.show(display.data, display.title ?? null);
+      shown.graph = true;
+      outputs.mark("graph");
+    } else if (display.kind === "trace" && isTrace(display.data)) {
+      traceView.show(display.data);
+      shown.trace = true;
+      outputs.mark("trace");
+    } else if (display.kind === "plot") {
+      plotView.add(display.series, display.x, display.y);
+      if (!shown.plot) outputs.select("plot");
+      shown.plot = true;
+    } else if (display.kind === "progress") {
+      plotView.progress(display.value, display.total, display.label);
+    }
+  }
+
+  async function run(): Promise<void> {
+    if (client.state.phase !== "ready") return;
+    consoleView.clear();
+    graphView.reset();
+    traceView.reset();
+    plotView.reset();
+    shown = { graph: false, trace: false, plot: false };
+    setRunning(true);
+    const outcome = await client.run(editor.code);
+    consoleView.flush();
+    const seconds = formatSeconds(outcome.durationMs);
+    if (outcome.ok) {
+      if (outcome.value !== null) consoleView.note(outcome.value, "info");
+      consoleView.note(t("console.finished", { seconds }), "ok");
+      if (shown.trace) outputs.select("trace");
+      else if (shown.graph) outputs.select("graph");
+      else if (shown.plot) outputs.select("plot");
+      else outputs.select("console");
+    } else {
+      const error = outcome.error;
+      if (error.type === "KeyboardInterrupt") consoleView.note(t("console.stopped"), "warn");
+      consoleView.traceback(error);
+      if (error.type !== "KeyboardInterrupt") consoleView.note(t("console.failed", { type: error.type, seconds }), "error");
+      outputs.select("console");
+    }
+    setRunning(false);
+  }
+
+  function openExample(example: Example): void {
+    if (context.kind !== "playground") exercisesView.closeExercise();
+    setContext({ kind: "playground" }, example.code);
+    storage.setPlayground(example.code);
+    editor.focus();
+  }
+
+  async function share(): Promise<void> {
+    const url = shareUrl(editor.code, location.origin + location.pathname);
+    let copied = false;
+    try {
+      await navigator.clipboard.writeText(url);
+      copied = true;
+    } catch {
+      copied = false;
+    }
+    clear(sharePanel);
+    const input = h("input", { type: "text", readonly: true, value: url, class: "share-url", "aria-label": t("share.label") });
+    const close = h("button", { type: "button", class: "link", onclick: () => (sharePanel.hidden = true) }, t("action.close"));
+    sharePanel.append(h("span", {}, copied ? t("share.copied") : t("share.ready")), input, close);
+    sharePanel.hidden = false;
+    input.select();
+    input.focus();
+  }
+
+  // ---------------------------------------------------------------- global keys, language
+  document.addEventListener("keydown", (e) => {
+    if ((e.ctrlKey || e.metaKey) && e.key === "Enter" && !(e.target as HTMLElement).closest(".cm-editor")) {
+      e.preventDefault();
+      void run();
+    }
+    if (e.key === "Escape" && !sharePanel.hidden) sharePanel.hidden = true;
+  });
+  onLang(() => {
+    renderExamples();
+    renderContext();
+    renderTheme();
+    renderStatus(client.state);
+    consoleView.refreshText();
+    graphView.refreshText();
+    traceView.refreshText();
+    plotView.refreshText();
+    exercisesView.refreshText();
+    document.title = t("app.title");
+  });
+  document.title = t("app.title");
+
+  // ---------------------------------------------------------------- start
+  if (!globalThis.crossOriginIsolated) consoleView.note(t("status.noisolation"), "warn");
+  client.start();
+  void (async () => {
+    await source.probeServer();
+    await exercisesView.load();
+    const lastExercise = storage.exercise();
+    if (shared === null && lastExercise && storage.mode() === "exercises") await exercisesView.openById(lastExercise);
+  })();
+  if (storage.mode() === "exercises") sideTabs.select("exercises");
+  if (shared !== null) consoleView.note(t("share.loaded"), "info");
+}

@@ -1,0 +1,31 @@
+// Every URL the front end uses, in one place. Paths are relative to the page, so the same build
+// works at the server's root and from any static file server (or a sub-folder of one).
+//
+//   pyodide/<version>/   Pyodide's core files, copied from the pinned npm package
+//   wheels/<wheel>       the kael wheel that `make wheel` builds (a valid wheel file name)
+//   data/                the exercises exported at build time (public parts only)
+//   api/                 the judge server's JSON API (absent on static hosting)
+
+import pkg from "../package.json";
+
+declare const __KAEL_WHEEL__: string;
+
+export const PYODIDE_VERSION: string = pkg.dependencies.pyodide;
+export const KAEL_WHEEL: string = __KAEL_WHEEL__;
+
+export interface Urls {
+  pyodide: string;
+  wheel: string;
+  data: string;
+  api: string;
+}
+
+export function resolveUrls(base: string = document.baseURI): Urls {
+  const at = (path: string) => new URL(path, base).href;
+  return {
+    pyodide: at(`pyodide/${PYODIDE_VERSION}/`),
+    wheel: at(`wheels/${KAEL_WHEEL}`),
+    data: at("data/"),
+    api: at("api/"),
+  };
+}

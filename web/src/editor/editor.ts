@@ -1,0 +1,112 @@
+// The CodeMirror 6 editor: Python highlighting, Ctrl/Cmd+Enter runs, a status line with the
+// cursor position, and goToLine for traceback links.
+
+import { indentWithTab } from "@codemirror/commands";
+import { python } from "@codemirror/lang-python";
+import { Compartment, EditorSelection, EditorState, Prec } from "@codemirror/state";
+import { oneDark } from "@codemirror/theme-one-dark";
+import { EditorView, keymap } from "@codemirror/view";
+import { basicSetup } from "codemirror";
+import { h } from "../ui/dom";
+import { bind, onLang, t } from "../ui/i18n";
+
+export interface EditorOptions {
+  doc: string;
+  dark: boolean;
+  onRun: () => void;
+  onChange: (code: string) => void;
+}
+
+export class CodeEditor {
+  readonly element: HTMLElement;
+  private readonly view: EditorView;
+  private readonly theme = new Compartment();
+  private readonly label = new Compartment();
+  private readonly position: HTMLElement;
+  private silent = false;
+
+  constructor(options: EditorOptions) {
+    this.position = h("span", { class: "editor-position", "aria-live": "off" });
+    const host = h("div", { class: "editor-host" });
+    const hint = h("span", { class: "editor-hint" });
+    bind(hint, "editor.hint");
+    this.element = h("div", { class: "editor" }, host, h("div", { class: "editor-status" }, this.position, hint));
+
+    this.view = new EditorView({
+      parent: host,
+      state: EditorState.create({
+        doc: options.doc,
+        extensions: [
+          Prec.highest(
+            keymap.of([
+              { key: "Mod-Enter", run: () => (options.onRun(), true) },
+              { key: "Shift-Enter", run: () => (options.onRun(), true) },
+            ]),
+          ),
+          basicSetup,
+          keymap.of([indentWithTab]),
+          python(),
+          EditorState.tabSize.of(4),
+          this.theme.of(options.dark ? oneDark : []),
+          this.label.of(this.labelAttrs()),
+          EditorView.updateListener.of((update) => {
+            if (update.docChanged && !this.silent) options.onChange(update.state.doc.toString());
+            if (update.selectionSet || update.docChanged) this.showPosition();
+          }),
+        ],
+      }),
+    });
+    this.showPosition();
+    onLang(() => {
+      this.view.dispatch({ effects: this.label.reconfigure(this.labelAttrs()) });
+      this.showPosition();
+    });
+  }
+
+  private labelAttrs() {
+    return EditorView.contentAttributes.of({ "aria-label": t("editor.label") });
+  }
+
+  private showPosition(): void {
+    const head = this.view.state.selection.main.head;
+    const line = this.view.state.doc.lineAt(head);
+    this.position.textContent = t("editor.position", { line: line.number, col: head - line.from + 1 });
+    this.position.dataset.line = String(line.number);
+  }
+
+  get code(): string {
+    return this.view.state.doc.toString();
+  }
+
+  /** Replace the whole text; `notify` false when loading a draft (no onChange). */
+  setCode(code: string, notify = false): void {
+    this.silent = !notify;
+    this.view.dispatch({
+      changes: { from: 0, to: this.view.state.doc.length, insert: code },
+      selection: EditorSelection.cursor(0),
+      scrollIntoView: true,
+    });
+    this.silent = false;
+  }
+
+  /** Put the cursor at the start of `lineNumber` (1-based), select the line, and focus. */
+  goToLine(lineNumber: number): void {
+    const doc = this.view.state.doc;
+    const line = doc.line(Math.min(Math.max(1, lineNumber), doc.lines));
+    const text = line.text;
+    const indent = text.length - text.trimStart().length;
+    this.view.dispatch({
+      selection: EditorSelection.cursor(line.from + indent),
+      effects: EditorView.scrollIntoView(line.from, { y: "center" }),
+    });
+    this.view.focus();
+  }
+
+  setDark(dark: boolean): void {
+    this.view.dispatch({ effects: this.theme.reconfigure(dark ? oneDark : []) });
+  }
+
+  focus(): void {
+    this.view.focus();
+  }
+}

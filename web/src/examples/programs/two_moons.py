@@ -1,0 +1,32 @@
+# Train a small MLP on two moons. The Plot tab draws the loss as it falls:
+# playground.plot streams each point to the page while Python keeps running.
+import math
+
+import kael
+import playground
+from kael import nn
+
+kael.manual_seed(0)
+N = 128
+t = kael.rand(N) * math.pi
+upper = kael.stack([kael.cos(t), kael.sin(t)], dim=1)
+lower = kael.stack([1 - kael.cos(t), 0.5 - kael.sin(t)], dim=1)
+X = kael.cat([upper[: N // 2], lower[N // 2 :]]) + kael.randn(N, 2) * 0.1
+Y = kael.cat([kael.zeros(N // 2), kael.ones(N // 2)])
+
+model = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1))
+opt = kael.optim.Adam(model.parameters(), lr=0.05)
+
+steps = 120
+for step in range(steps):
+    logits = model(X).reshape(-1)
+    loss = nn.functional.binary_cross_entropy_with_logits(logits, Y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    playground.plot("loss", step, loss.item())
+    playground.progress(step + 1, steps, "training")
+    if step % 20 == 0 or step == steps - 1:
+        with kael.no_grad():
+            accuracy = ((model(X).reshape(-1) > 0).float() == Y).float().mean().item()
+        print(f"step {step:3d}  loss {loss.item():.4f}  accuracy {accuracy:.2%}")

@@ -1,0 +1,130 @@
+// Where exercise data and verdicts come from: the judge server's API when it answers
+// (GET api/health), else the static export made at build time (data/). Errors are values.
+
+import type { Urls } from "../config";
+import type { TestReport, VirtualFile } from "../worker/protocol";
+
+export interface ExerciseSummary {
+  id: string;
+  number: number;
+  title: string;
+  titles: { en: string; zh?: string };
+  difficulty: "easy" | "medium" | "hard" | string;
+  topics: string[];
+}
+
+export interface ExerciseDetail extends ExerciseSummary {
+  time_limit_s: number;
+  memory_mb: number;
+  solution_file: string;
+  module: string;
+  test_file: string;
+  statement: { en: string; zh?: string };
+  hints: { en: string; zh?: string };
+  starter: string;
+  public_tests: string;
+  public_cases: { name: string; description: string | null }[];
+  hidden_case_count: number;
+}
+
+export interface Submission {
+  id: string;
+  exercise_id: string;
+  status: "queued" | "running" | "done" | "error" | string;
+  verdict: string | null;
+  report: TestReport | null;
+  error: string | null;
+  created_at: string | null;
+  finished_at?: string | null;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; message: string; status?: number };
+
+async function getJson<T>(url: string, init?: RequestInit): Promise<Result<T>> {
+  try {
+    const response = await fetch(url, { credentials: "same-origin", ...init });
+    const text = await response.text();
+    let body: unknown = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = null;
+    }
+    if (!response.ok) {
+      const detail = (body as { detail?: unknown } | null)?.detail;
+      const message = typeof detail === "string" ? detail : `${response.status} ${response.statusText}`;
+      return { ok: false, message, status: response.status };
+    }
+    if (body === null) return { ok: false, message: `not JSON: ${url}` };
+    return { ok: true, value: body as T };
+  } catch (error) {
+    return { ok: false, message: String((error as Error)?.message ?? error) };
+  }
+}
+
+export class ExerciseSource {
+  /** True once api/health answered: Submit is offered only then. */
+  server = false;
+  private detailCache = new Map<string, ExerciseDetail>();
+  private harness: VirtualFile[] | null = null;
+
+  constructor(private readonly urls: Urls) {}
+
+  async probeServer(): Promise<boolean> {
+    const health = await getJson<{ status: string }>(`${this.urls.api}health`, { cache: "no-store" });
+    this.server = health.ok && health.value.status === "ok";
+    return this.server;
+  }
+
+  async list(): Promise<Result<ExerciseSummary[]>> {
+    const url = this.server ? `${this.urls.api}exercises` : `${this.urls.data}exercises.json`;
+    const result = await getJson<{ data: ExerciseSummary[] }>(url);
+    if (result.ok) return { ok: true, value: result.value.data };
+    if (this.server) {
+      const fallback = await getJson<{ data: ExerciseSummary[] }>(`${this.urls.data}exercises.json`);
+      if (fallback.ok) return { ok: true, value: fallback.value.data };
+    }
+    return result;
+  }
+
+  async detail(id: string): Promise<Result<ExerciseDetail>> {
+    const cached = this.detailCache.get(id);
+    if (cached) return { ok: true, value: cached };
+    const safe = encodeURIComponent(id);
+    let result = this.server
+      ? await getJson<ExerciseDetail>(`${this.urls.api}exercises/${safe}`)
+      : await getJson<ExerciseDetail>(`${this.urls.data}exercises/${safe}.json`);
+    if (!result.ok && this.server) result = await getJson<ExerciseDetail>(`${this.urls.data}exercises/${safe}.json`);
+    if (result.ok) this.detailCache.set(id, result.value);
+    return result;
+  }
+
+  /** The harness package, written into Python's file system before public tests run. */
+  async harnessFiles(root: string): Promise<Result<VirtualFile[]>> {
+    if (this.harness) return { ok: true, value: this.harness };
+    const result = await getJson<{ files: { path: string; text: string }[] }>(`${this.urls.data}harness.json`);
+    if (!result.ok) return result;
+    this.harness = result.value.files.map((f) => ({ path: `${root}/${f.path}`, text: f.text }));
+    return { ok: true, value: this.harness };
+  }
+
+  submit(exerciseId: string, code: string): Promise<Result<{ id: string; status: string }>> {
+    return getJson(`${this.urls.api}submissions`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ exercise_id: exerciseId, code }),
+    });
+  }
+
+  submission(id: string): Promise<Result<Submission>> {
+    return getJson(`${this.urls.api}submissions/${encodeURIComponent(id)}`, { cache: "no-store" });
+  }
+
+  async history(exerciseId: string): Promise<Result<Submission[]>> {
+    const result = await getJson<{ data: Submission[] }>(
+      `${this.urls.api}submissions?exercise_id=${encodeURIComponent(exerciseId)}`,
+      { cache: "no-store" },
+    );
+    return result.ok ? { ok: true, value: result.value.data } : result;
+  }
+}

@@ -1,0 +1,375 @@
+// The Exercises panel: the list (title, difficulty, topics, your status), one exercise's
+// statement and hints, Run tests in the browser, Submit to the judge with its verdict, per-test
+// report and your history. Drafts and statuses live in localStorage.
+
+import { clear, h } from "../ui/dom";
+import { currentLang, t } from "../ui/i18n";
+import type { TestReport } from "../worker/protocol";
+import type { ExerciseDetail, ExerciseSource, ExerciseSummary, Submission } from "./api";
+import { renderMarkdown } from "./markdown";
+
+export type ExerciseStatus = "accepted" | "passed" | "attempted" | "new";
+
+export interface ExerciseHost {
+  /** Put this exercise's draft (or starter) in the editor. */
+  open(detail: ExerciseDetail): void;
+  code(): string;
+  runTests(detail: ExerciseDetail): Promise<{ report: TestReport | null; error: string | null }>;
+  canRun(): boolean;
+  onRunnable(listener: () => void): void;
+}
+
+const STATUS_KEY = (id: string) => `kael.status.${id}`;
+const POLL_MS = 500;
+const POLL_LIMIT_MS = 180_000;
+
+export function exerciseStatus(id: string): ExerciseStatus {
+  const value = localStorage.getItem(STATUS_KEY(id));
+  return value === "accepted" || value === "passed" || value === "attempted" ? value : "new";
+}
+
+function raiseStatus(id: string, next: ExerciseStatus): void {
+  const order: ExerciseStatus[] = ["new", "attempted", "passed", "accepted"];
+  if (order.indexOf(next) > order.indexOf(exerciseStatus(id))) localStorage.setItem(STATUS_KEY(id), next);
+}
+
+export class ExercisesView {
+  readonly element: HTMLElement;
+  private readonly body: HTMLElement;
+  private list: ExerciseSummary[] | null = null;
+  private listError: string | null = null;
+  private current: ExerciseDetail | null = null;
+  private report: { kind: "local" | "server"; report: TestReport | null; error: string | null; pending?: string } | null = null;
+  private history: Submission[] | null = null;
+  private busy = false;
+  private runButton: HTMLButtonElement | null = null;
+  private submitButton: HTMLButtonElement | null = null;
+  private reportSlot: HTMLElement = h("div");
+  private historySlot: HTMLElement = h("div");
+
+  constructor(
+    private readonly source: ExerciseSource,
+    private readonly host: ExerciseHost,
+  ) {
+    this.body = h("div", { class: "exercises-body" });
+    this.element = h("section", { class: "exercises" }, this.body);
+    host.onRunnable(() => this.updateButtons());
+  }
+
+  get openExercise(): ExerciseDetail | null {
+    return this.current;
+  }
+
+  async load(): Promise<void> {
+    this.render();
+    const result = await this.source.list();
+    if (result.ok) this.list = result.value;
+    else this.listError = result.message;
+    this.render();
+  }
+
+  async openById(id: string): Promise<void> {
+    const result = await this.source.detail(id);
+    if (!result.ok) {
+      this.listError = result.message;
+      this.render();
+      return;
+    }
+    this.current = result.value;
+    this.report = null;
+    this.history = null;
+    this.host.open(result.value);
+    this.render();
+    if (this.source.server) void this.loadHistory();
+  }
+
+  closeExercise(): void {
+    this.current = null;
+    this.render();
+  }
+
+  refreshText(): void {
+    this.render();
+  }
+
+  // ------------------------------------------------------------------ rendering
+
+  private render(): void {
+    clear(this.body);
+    if (this.current) this.renderDetail(this.current);
+    else this.renderList();
+  }
+
+  private title(e: ExerciseSummary): string {
+    return (currentLang() === "zh" ? e.titles?.zh : e.titles?.en) ?? e.title;
+  }
+
+  private difficulty(e: ExerciseSummary): HTMLElement {
+    return h("span", { class: `badge difficulty ${e.difficulty}` }, t(`exercises.difficulty.${e.difficulty}`));
+  }
+
+  private renderList(): void {
+    this.body.append(h("h2", {}, t("exercises.title")));
+    if (this.listError) this.body.append(h("p", { class: "error" }, this.listError));
+    if (!this.list) {
+      this.body.append(h("p", { class: "muted" }, t("exercises.loading")));
+      return;
+    }
+    if (!this.list.length) {
+      this.body.append(h("p", { class: "muted" }, t("exercises.none")));
+      return;
+    }
+    const items = this.list.map((e) => {
+      const status = exerciseStatus(e.id);
+      return h(
+        "li",
+        {},
+        h(
+          "button",
+          { type: "button", class: "exercise-item", "data-id": e.id, onclick: () => void this.openById(e.id) },
+          h("span", { class: "exercise-title" }, `${String(e.number).padStart(2, "0")}. ${this.title(e)}`),
+          h(
+            "span",
+            { class: "exercise-meta" },
+            this.difficulty(e),
+            h("span", { class: "topics" }, e.topics.join(", ")),
+            h("span", { class: `badge status ${status}` }, t(`exercises.status.${status}`)),
+          ),
+        ),
+      );
+    });
+    this.body.append(h("ul", { class: "exercise-list" }, items));
+  }
+
+  private renderDetail(e: ExerciseDetail): void {
+    const lang = currentLang();
+    const statement = h("div", { class: "statement markdown" });
+    statement.innerHTML = renderMarkdown((lang === "zh" ? e.statement.zh : e.statement.en) ?? e.statement.en);
+    const hints = h("div", { class: "markdown" });
+    hints.innerHTML = renderMarkdown((lang === "zh" ? e.hints.zh : e.hints.en) ?? e.hints.en ?? "");
+
+    this.runButton = h(
+      "button",
+      { type: "button", class: "primary", title: t("exercises.runtests.title"), onclick: () => void this.runTests() },
+      t("exercises.runtests"),
+    );
+    const actions = h("div", { class: "exercise-actions" }, this.runButton);
+    if (this.source.server) {
+      this.submitButton = h(
+        "button",
+        { type: "button", class: "submit", title: t("exercises.submit.title"), onclick: () => void this.submit() },
+        t("exercises.submit"),
+      );
+      actions.append(this.submitButton);
+    } else {
+      this.submitButton = null;
+    }
+    actions.append(
+      h(
+        "button",
+        {
+          type: "button",
+          class: "link",
+          onclick: () => {
+            if (confirm(t("exercises.reset.confirm"))) {
+              localStorage.removeItem(`kael.draft.${e.id}`);
+              this.host.open(e);
+            }
+          },
+        },
+        t("exercises.reset"),
+      ),
+    );
+
+    this.body.append(
+      h("button", { type: "button", class: "link back", onclick: () => this.closeExercise() }, `← ${t("exercises.back")}`),
+      h("h2", { class: "exercise-heading" }, `${String(e.number).padStart(2, "0")}. ${this.title(e)}`),
+      h(
+        "p",
+        { class: "exercise-meta" },
+        this.difficulty(e),
+        h("span", { class: "topics" }, e.topics.join(", ")),
+        h("span", { class: "muted" }, t("exercises.limits", { time: e.time_limit_s, memory: e.memory_mb })),
+      ),
+      actions,
+      ...(this.source.server ? [] : [h("p", { class: "muted small" }, t("exercises.static"))]),
+      (this.reportSlot = h("div", { class: "report-slot" })),
+      statement,
+      h("details", { class: "hints" }, h("summary", {}, t("exercises.hints")), hints),
+      (this.historySlot = h("div", { class: "history-slot" })),
+    );
+    this.updateReport();
+    this.updateHistory();
+    this.updateButtons();
+  }
+
+  /** Redraw only the report (a poll must not re-typeset the statement or lose the scroll). */
+  private updateReport(): void {
+    clear(this.reportSlot);
+    const report = this.renderReport();
+    if (report) this.reportSlot.append(report);
+    this.updateButtons();
+  }
+
+  private updateHistory(): void {
+    clear(this.historySlot);
+    if (this.source.server) this.historySlot.append(this.renderHistory());
+  }
+
+  private renderReport(): HTMLElement | null {
+    const r = this.report;
+    if (!r) return null;
+    const box = h("section", { class: "report", "aria-live": "polite", "data-testid": `report-${r.kind}` });
+    box.append(h("h3", {}, r.kind === "local" ? t("exercises.report.local") : t("exercises.report.server")));
+    if (r.pending) {
+      box.append(h("p", { class: "verdict pending" }, r.pending));
+      return box;
+    }
+    if (r.error) {
+      box.append(h("pre", { class: "error" }, r.error));
+      return box;
+    }
+    const report = r.report;
+    if (!report) return box;
+    const verdictClass = report.verdict === "Accepted" ? "accepted" : "rejected";
+    box.append(h("p", { class: `verdict ${verdictClass}`, "data-verdict": report.verdict }, t(`verdict.${report.verdict}`)));
+    if (report.message) box.append(h("p", { class: "verdict-message" }, report.message));
+    if (report.summary) box.append(h("p", { class: "muted" }, t("exercises.report.summary", report.summary)));
+    if (report.syntax_error) {
+      const se = report.syntax_error;
+      box.append(h("pre", { class: "error" }, `line ${se.line}, column ${se.column}: ${se.message}\n${se.text}`));
+    }
+    box.append(
+      h(
+        "ul",
+        { class: "tests" },
+        report.tests.map((test) =>
+          h(
+            "li",
+            { class: `test ${test.status}` },
+            h("span", { class: `badge ${test.status}` }, t(`test.${test.status}`)),
+            " ",
+            h("code", {}, test.name),
+            test.hidden ? h("span", { class: "muted" }, ` (${t("exercises.hidden")})`) : null,
+            test.duration_ms !== null && test.duration_ms !== undefined
+              ? h("span", { class: "muted" }, ` ${test.duration_ms.toFixed(1)} ms`)
+              : null,
+            test.description ? h("div", { class: "muted" }, test.description) : null,
+            test.message && test.status !== "passed" ? h("pre", { class: "test-message" }, test.message) : null,
+          ),
+        ),
+      ),
+    );
+    return box;
+  }
+
+  private renderHistory(): HTMLElement {
+    const box = h("section", { class: "history" }, h("h3", {}, t("exercises.history")));
+    if (!this.history || !this.history.length) {
+      box.append(h("p", { class: "muted" }, t("exercises.history.none")));
+      return box;
+    }
+    box.append(
+      h(
+        "ol",
+        { class: "history-list" },
+        this.history.map((s) =>
+          h(
+            "li",
+            {},
+            h(
+              "button",
+              { type: "button", class: "link", onclick: () => void this.showSubmission(s.id) },
+              `${s.created_at ? new Date(s.created_at).toLocaleString() : s.id.slice(0, 8)} · `,
+              s.verdict ? t(`verdict.${s.verdict}`) : t(`exercises.status.${s.status}`),
+            ),
+          ),
+        ),
+      ),
+    );
+    return box;
+  }
+
+  private updateButtons(): void {
+    const ready = this.host.canRun() && !this.busy;
+    if (this.runButton) this.runButton.disabled = !ready;
+    if (this.submitButton) this.submitButton.disabled = this.busy;
+  }
+
+  // ------------------------------------------------------------------ actions
+
+  private async runTests(): Promise<void> {
+    const e = this.current;
+    if (!e || this.busy) return;
+    this.busy = true;
+    this.report = { kind: "local", report: null, error: null, pending: `${t("status.running")}` };
+    this.updateReport();
+    const outcome = await this.host.runTests(e);
+    this.busy = false;
+    this.report = { kind: "local", report: outcome.report, error: outcome.error };
+    if (outcome.report) raiseStatus(e.id, outcome.report.verdict === "Accepted" ? "passed" : "attempted");
+    if (this.current?.id === e.id) this.updateReport();
+  }
+
+  private async submit(): Promise<void> {
+    const e = this.current;
+    if (!e || this.busy) return;
+    this.busy = true;
+    this.report = { kind: "server", report: null, error: null, pending: t("exercises.submitting") };
+    this.updateReport();
+    const created = await this.source.submit(e.id, this.host.code());
+    if (!created.ok) {
+      this.busy = false;
+      this.report = { kind: "server", report: null, error: t("exercises.submit.failed", { message: created.message }) };
+      this.updateReport();
+      return;
+    }
+    raiseStatus(e.id, "attempted");
+    void this.loadHistory();
+    const final = await this.poll(created.value.id, (s) => {
+      this.report = { kind: "server", report: null, error: null, pending: `${t("exercises.submitting")} (${t(`exercises.status.${s.status}`)})` };
+      if (this.current?.id === e.id) this.updateReport();
+    });
+    this.busy = false;
+    if (final.ok) {
+      const s = final.value;
+      if (s.status === "error") this.report = { kind: "server", report: s.report, error: s.error ?? "grading failed" };
+      else this.report = { kind: "server", report: s.report ?? { verdict: s.verdict ?? "?", message: "", tests: [] }, error: null };
+      if (s.verdict === "Accepted") raiseStatus(e.id, "accepted");
+    } else {
+      this.report = { kind: "server", report: null, error: t("exercises.submit.failed", { message: final.message }) };
+    }
+    if (this.current?.id === e.id) this.updateReport();
+    void this.loadHistory();
+  }
+
+  private async poll(id: string, onUpdate: (s: Submission) => void) {
+    const started = performance.now();
+    for (;;) {
+      const result = await this.source.submission(id);
+      if (!result.ok) return result;
+      if (result.value.status === "done" || result.value.status === "error") return result;
+      onUpdate(result.value);
+      if (performance.now() - started > POLL_LIMIT_MS) return { ok: false as const, message: "the judge did not answer in time" };
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+
+  private async loadHistory(): Promise<void> {
+    const e = this.current;
+    if (!e) return;
+    const result = await this.source.history(e.id);
+    if (result.ok && this.current?.id === e.id) {
+      this.history = result.value;
+      this.updateHistory();
+    }
+  }
+
+  private async showSubmission(id: string): Promise<void> {
+    const result = await this.source.submission(id);
+    if (!result.ok) return;
+    const s = result.value;
+    this.report = { kind: "server", report: s.report, error: s.status === "error" ? s.error : null };
+    this.updateReport();
+  }
+}

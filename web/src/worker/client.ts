@@ -1,0 +1,259 @@
+// The only code that creates the Pyodide worker or posts to it. Every reply, and every failure
+// (a crashed worker, a Stop that Python ignores), becomes data for the UI: run() and runTests()
+// never reject.
+
+import type { Urls } from "../config";
+import type { Display, FromWorker, PyError, RunOutcome, Stage, TestReport, TestRunRequest, ToWorker } from "./protocol";
+
+export type RuntimeState =
+  | { phase: "loading"; stage: Stage; startedAt: number; stages: StageTimes }
+  | { phase: "ready"; versions: Versions; loadMs: number; stages: StageTimes }
+  | { phase: "running"; versions: Versions }
+  | { phase: "failed"; message: string };
+
+export type StageTimes = Partial<Record<Stage, { start: number; end?: number }>>;
+export interface Versions {
+  python: string;
+  pyodide: string;
+  kael: string;
+}
+
+export type ClientEvent =
+  | { type: "state"; state: RuntimeState }
+  | { type: "stdout" | "stderr"; text: string }
+  | { type: "display"; display: Display }
+  | { type: "worker_replaced"; reason: "stop_timeout" | "crashed" | "stop_without_isolation" };
+
+export interface TestsOutcome {
+  report: TestReport | null;
+  error: PyError | null;
+  durationMs: number;
+}
+
+type Pending =
+  | { kind: "run"; id: number; resolve: (outcome: RunOutcome) => void; started: number }
+  | { kind: "tests"; id: number; resolve: (outcome: TestsOutcome) => void; started: number };
+
+const STOP_GRACE_MS = 1000;
+const SIGINT = 2;
+
+export class PyodideClient {
+  private worker: Worker | null = null;
+  private interrupt: Uint8Array | null = null;
+  private sab: SharedArrayBuffer | null = null;
+  private nextId = 1;
+  private initId = 0;
+  private pending: Pending | null = null;
+  private stopTimer: ReturnType<typeof setTimeout> | null = null;
+  private listeners = new Set<(event: ClientEvent) => void>();
+  private versions: Versions | null = null;
+  private loaded: { loadMs: number; stages: StageTimes } = { loadMs: 0, stages: {} };
+  state: RuntimeState = { phase: "loading", stage: "runtime", startedAt: performance.now(), stages: {} };
+
+  constructor(private readonly urls: Urls) {}
+
+  /** True when Stop can interrupt Python in place (the page is cross-origin isolated). */
+  get canInterrupt(): boolean {
+    return this.sab !== null;
+  }
+
+  get busy(): boolean {
+    return this.pending !== null;
+  }
+
+  on(listener: (event: ClientEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  start(): void {
+    this.spawn();
+  }
+
+  run(code: string): Promise<RunOutcome> {
+    return new Promise((resolve) => {
+      const refusal = this.refuse();
+      if (refusal) return resolve({ ok: false, error: refusal, durationMs: 0 });
+      const id = this.nextId++;
+      this.pending = { kind: "run", id, resolve, started: performance.now() };
+      this.setRunning();
+      this.post({ type: "run", id, code });
+    });
+  }
+
+  runTests(request: TestRunRequest): Promise<TestsOutcome> {
+    return new Promise((resolve) => {
+      const refusal = this.refuse();
+      if (refusal) return resolve({ report: null, error: refusal, durationMs: 0 });
+      const id = this.nextId++;
+      this.pending = { kind: "tests", id, resolve, started: performance.now() };
+      this.setRunning();
+      this.post({ type: "run_tests", id, request });
+    });
+  }
+
+  /** Interrupt the running code; replace the worker if Python has not stopped within 1 s. */
+  stop(): void {
+    const pending = this.pending;
+    if (!pending) return;
+    if (!this.interrupt) {
+      this.replaceWorker("stop_without_isolation");
+      return;
+    }
+    this.interrupt[0] = SIGINT;
+    if (this.stopTimer) clearTimeout(this.stopTimer);
+    this.stopTimer = setTimeout(() => {
+      this.stopTimer = null;
+      if (this.pending && this.pending.id === pending.id) this.replaceWorker("stop_timeout");
+    }, STOP_GRACE_MS);
+  }
+
+  // -------------------------------------------------------------------------- internals
+
+  private emit(event: ClientEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  private setState(state: RuntimeState): void {
+    this.state = state;
+    this.emit({ type: "state", state });
+  }
+
+  private setRunning(): void {
+    if (this.versions) this.setState({ phase: "running", versions: this.versions });
+  }
+
+  private refuse(): PyError | null {
+    let message: string | null = null;
+    if (this.pending) message = "code is already running";
+    else if (this.state.phase !== "ready") message = "Python is not ready yet";
+    if (!message) return null;
+    return { type: "RuntimeError", message, traceback: `RuntimeError: ${message}\n`, frames: [], lineno: null };
+  }
+
+  private post(message: ToWorker): void {
+    this.worker?.postMessage(message);
+  }
+
+  private spawn(): void {
+    if (typeof SharedArrayBuffer !== "undefined" && globalThis.crossOriginIsolated) {
+      this.sab = new SharedArrayBuffer(1);
+      this.interrupt = new Uint8Array(this.sab);
+    }
+    const worker = new Worker(new URL("./worker.ts", import.meta.url), { type: "module", name: "pyodide" });
+    this.worker = worker;
+    worker.onmessage = (event: MessageEvent<FromWorker>) => {
+      if (this.worker === worker) this.receive(event.data);
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      if (this.worker === worker) this.crashed(event.message || "the Python worker failed");
+    };
+    worker.onmessageerror = () => {
+      if (this.worker === worker) this.crashed("a message from the Python worker could not be read");
+    };
+    const startedAt = performance.now();
+    this.setState({ phase: "loading", stage: "runtime", startedAt, stages: {} });
+    this.initId = this.nextId++;
+    this.post({
+      type: "init",
+      id: this.initId,
+      config: { pyodideUrl: this.urls.pyodide, wheelUrl: this.urls.wheel, interruptBuffer: this.sab },
+    });
+  }
+
+  private replaceWorker(reason: "stop_timeout" | "crashed" | "stop_without_isolation"): void {
+    const pending = this.pending;
+    this.pending = null;
+    if (this.stopTimer) clearTimeout(this.stopTimer);
+    this.stopTimer = null;
+    this.worker?.terminate();
+    this.worker = null;
+    if (pending) {
+      const message =
+        reason === "crashed"
+          ? "the Python worker crashed; it was restarted"
+          : "Python did not stop in time; the runtime was restarted";
+      const error: PyError = {
+        type: reason === "crashed" ? "WorkerCrashed" : "KeyboardInterrupt",
+        message,
+        traceback: `${reason === "crashed" ? "WorkerCrashed" : "KeyboardInterrupt"}: ${message}\n`,
+        frames: [],
+        lineno: null,
+      };
+      const durationMs = performance.now() - pending.started;
+      if (pending.kind === "run") pending.resolve({ ok: false, error, durationMs });
+      else pending.resolve({ report: null, error, durationMs });
+    }
+    this.emit({ type: "worker_replaced", reason });
+    this.spawn();
+  }
+
+  private crashed(message: string): void {
+    if (this.state.phase === "loading") {
+      this.worker?.terminate();
+      this.worker = null;
+      this.setState({ phase: "failed", message });
+      return;
+    }
+    this.replaceWorker("crashed");
+  }
+
+  private receive(message: FromWorker): void {
+    switch (message.type) {
+      case "progress": {
+        if (this.state.phase !== "loading") return;
+        const stages = { ...this.state.stages };
+        const entry = stages[message.stage] ?? { start: message.at };
+        if (message.state === "start") stages[message.stage] = { start: performance.now() };
+        else stages[message.stage] = { ...entry, end: performance.now() };
+        this.setState({ ...this.state, stage: message.stage, stages });
+        return;
+      }
+      case "ready": {
+        if (message.id !== this.initId) return;
+        this.versions = message.versions;
+        const stages = this.state.phase === "loading" ? this.state.stages : {};
+        const loadMs = this.state.phase === "loading" ? performance.now() - this.state.startedAt : 0;
+        this.loaded = { loadMs, stages };
+        this.setState({ phase: "ready", versions: message.versions, ...this.loaded });
+        return;
+      }
+      case "init_failed":
+        if (message.id !== this.initId) return;
+        this.worker?.terminate();
+        this.worker = null;
+        this.setState({ phase: "failed", message: message.message });
+        return;
+      case "stdout":
+      case "stderr":
+        if (this.pending?.id === message.id) this.emit({ type: message.type, text: message.text });
+        return;
+      case "display":
+        if (this.pending?.id === message.id) this.emit({ type: "display", display: message.display });
+        return;
+      case "done":
+        if (this.pending?.kind === "run" && this.pending.id === message.id) {
+          const pending = this.pending;
+          this.finish();
+          pending.resolve(message.outcome);
+        }
+        return;
+      case "tests_done":
+        if (this.pending?.kind === "tests" && this.pending.id === message.id) {
+          const pending = this.pending;
+          this.finish();
+          pending.resolve({ report: message.report, error: message.error, durationMs: message.durationMs });
+        }
+        return;
+    }
+  }
+
+  private finish(): void {
+    this.pending = null;
+    if (this.stopTimer) clearTimeout(this.stopTimer);
+    this.stopTimer = null;
+    if (this.interrupt) this.interrupt[0] = 0;
+    if (this.versions) this.setState({ phase: "ready", versions: this.versions, ...this.loaded });
+  }
+}

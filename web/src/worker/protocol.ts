@@ -1,0 +1,93 @@
+// The one message protocol between the page and the Pyodide worker, both directions.
+// Everything is plain structured-clone data; Python sends snake_case JSON, parsed here.
+
+export type Stage = "runtime" | "stdlib" | "kael";
+
+export interface InitConfig {
+  pyodideUrl: string; // absolute, ends with "/"
+  wheelUrl: string; // absolute, ends with a valid wheel file name
+  interruptBuffer: SharedArrayBuffer | null; // null when the page is not cross-origin isolated
+}
+
+/** A file written into the worker's file system before a test run (the harness, tests). */
+export interface VirtualFile {
+  path: string; // absolute path inside Pyodide
+  text: string;
+}
+
+export interface TestRunRequest {
+  exercise_id: string;
+  code: string; // the learner's solution
+  tests_source: string; // the exercise's public tests
+  module: string; // the module name the tests import the solution as
+  solution_file: string;
+  test_file: string;
+  files: VirtualFile[]; // the harness package, written before the run
+}
+
+// ------------------------------------------------------------------------------ page -> worker
+
+export type ToWorker =
+  | { type: "init"; id: number; config: InitConfig }
+  | { type: "run"; id: number; code: string }
+  | { type: "run_tests"; id: number; request: TestRunRequest };
+
+// ------------------------------------------------------------------------------ worker -> page
+
+export interface PyFrame {
+  filename: string;
+  lineno: number;
+  name: string;
+  line: string;
+}
+
+export interface PyError {
+  type: string; // the Python class name, e.g. "KeyboardInterrupt"
+  message: string;
+  traceback: string; // formatted like CPython prints it
+  frames: PyFrame[]; // the user's frames and library frames below them
+  lineno: number | null; // the line in the editor where it happened, when known
+}
+
+/** Things user code asks the page to draw, emitted while it runs. */
+export type Display =
+  | { kind: "graph"; data: unknown; title?: string }
+  | { kind: "trace"; data: unknown; title?: string }
+  | { kind: "plot"; series: string; x: number; y: number }
+  | { kind: "progress"; value: number; total: number; label?: string };
+
+/** One test in the harness's report (exercises/harness/report.py); the server sends the same. */
+export interface TestCaseReport {
+  name: string;
+  description?: string | null;
+  status: "passed" | "failed" | "error" | string;
+  message: string | null;
+  duration_ms: number | null;
+  hidden?: boolean;
+}
+
+/** The harness's one report shape, shared by the browser, judge.py and the server. */
+export interface TestReport {
+  verdict: string; // "Accepted", "Wrong Answer", ...
+  message: string;
+  tests: TestCaseReport[];
+  summary?: { total: number; passed: number; failed: number; error: number };
+  syntax_error?: { message: string; line: number; column: number; text: string } | null;
+  graded?: boolean;
+  public_only?: boolean;
+  [extra: string]: unknown;
+}
+
+export type RunOutcome =
+  | { ok: true; value: string | null; durationMs: number }
+  | { ok: false; error: PyError; durationMs: number };
+
+export type FromWorker =
+  | { type: "progress"; stage: Stage; state: "start" | "done"; at: number }
+  | { type: "ready"; id: number; versions: { python: string; pyodide: string; kael: string } }
+  | { type: "init_failed"; id: number; message: string }
+  | { type: "stdout"; id: number; text: string }
+  | { type: "stderr"; id: number; text: string }
+  | { type: "display"; id: number; display: Display }
+  | { type: "done"; id: number; outcome: RunOutcome }
+  | { type: "tests_done"; id: number; report: TestReport | null; error: PyError | null; durationMs: number };

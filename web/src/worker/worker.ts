@@ -1,0 +1,163 @@
+/// <reference lib="webworker" />
+// The module worker that owns Pyodide. It only answers messages of protocol.ts; client.ts is
+// the one place that creates it and talks to it.
+
+import type { PyodideAPI } from "pyodide";
+import type { Display, FromWorker, InitConfig, RunOutcome, Stage, ToWorker } from "./protocol";
+import playgroundSource from "./playground.py?raw";
+import testsSource from "./playground_tests.py?raw";
+
+declare const self: DedicatedWorkerGlobalScope;
+
+let py: PyodideAPI | null = null;
+let interrupt: Uint8Array | null = null;
+let currentId = 0;
+
+function post(message: FromWorker): void {
+  self.postMessage(message);
+}
+
+function stage(name: Stage, state: "start" | "done"): void {
+  post({ type: "progress", stage: name, state, at: performance.now() });
+}
+
+/** stdout/stderr as exact text (line-buffered, as in a terminal), streamed while code runs. */
+function writer(kind: "stdout" | "stderr") {
+  const decoder = new TextDecoder();
+  return {
+    isatty: true,
+    write(buffer: Uint8Array): number {
+      const text = decoder.decode(buffer, { stream: true });
+      if (text) post({ type: kind, id: currentId, text });
+      return buffer.length;
+    },
+  };
+}
+
+const DISPLAY_KINDS = new Set(["graph", "trace", "plot", "progress"]);
+
+function emit(kind: string, json: string): void {
+  if (!DISPLAY_KINDS.has(kind)) return;
+  const payload = JSON.parse(json) as Record<string, unknown>;
+  post({ type: "display", id: currentId, display: { kind, ...payload } as Display });
+}
+
+async function init(id: number, config: InitConfig): Promise<void> {
+  stage("runtime", "start");
+  const { loadPyodide } = (await import(/* @vite-ignore */ `${config.pyodideUrl}pyodide.mjs`)) as {
+    loadPyodide: (options: object) => Promise<PyodideAPI>;
+  };
+  const runtime = await loadPyodide({
+    indexURL: config.pyodideUrl,
+    env: { KAEL_BACKEND: "python", HOME: "/home/pyodide", PYTHONDONTWRITEBYTECODE: "1" },
+    checkAPIVersion: true,
+  });
+  runtime.setStdout(writer("stdout"));
+  runtime.setStderr(writer("stderr"));
+  if (config.interruptBuffer) {
+    interrupt = new Uint8Array(config.interruptBuffer);
+    runtime.setInterruptBuffer(interrupt);
+  }
+  stage("runtime", "done");
+
+  stage("stdlib", "start");
+  runtime.runPython("import ast, json, linecache, traceback, math, random, time, io, types, functools");
+  stage("stdlib", "done");
+
+  stage("kael", "start");
+  const response = await fetch(config.wheelUrl);
+  if (!response.ok) throw new Error(`the kael wheel is missing: ${response.status} ${config.wheelUrl}`);
+  const wheel = await response.arrayBuffer();
+  const site = runtime.runPython("import sysconfig; sysconfig.get_paths()['purelib']") as string;
+  runtime.unpackArchive(wheel, "wheel", { extractDir: site });
+  runtime.FS.writeFile(`${site}/playground.py`, playgroundSource);
+  runtime.FS.writeFile(`${site}/playground_tests.py`, testsSource);
+  runtime.registerJsModule("_kael_worker", { emit });
+  const versions = JSON.parse(
+    runtime.runPython(`
+import json, sys, kael, playground
+playground.install_display_hook()
+json.dumps({"python": sys.version.split()[0], "kael": getattr(kael, "__version__", "?")})
+`) as string,
+  );
+  stage("kael", "done");
+  py = runtime;
+  post({ type: "ready", id, versions: { ...versions, pyodide: runtime.version } });
+}
+
+function callPython(fn: "run" | "run_tests", argument: string): Record<string, unknown> {
+  if (!py) throw new Error("Python is not ready");
+  if (interrupt) interrupt[0] = 0; // never inherit a stop meant for an earlier run
+  const playground = py.pyimport("playground");
+  try {
+    // install_display_hook again: kael.viz may have been reloaded or imported late.
+    playground.install_display_hook();
+    return JSON.parse(playground[fn](argument) as string) as Record<string, unknown>;
+  } finally {
+    playground.destroy();
+  }
+}
+
+function run(id: number, code: string): void {
+  currentId = id;
+  const started = performance.now();
+  let outcome: RunOutcome;
+  try {
+    const result = callPython("run", code);
+    outcome = result.ok
+      ? { ok: true, value: (result.value as string | null) ?? null, durationMs: performance.now() - started }
+      : { ok: false, error: result.error as never, durationMs: performance.now() - started };
+  } catch (error) {
+    outcome = { ok: false, error: jsError(error), durationMs: performance.now() - started };
+  }
+  post({ type: "done", id, outcome });
+}
+
+function runTests(id: number, request: Extract<ToWorker, { type: "run_tests" }>["request"]): void {
+  currentId = id;
+  const started = performance.now();
+  try {
+    if (!py) throw new Error("Python is not ready");
+    for (const file of request.files) {
+      const dir = file.path.slice(0, file.path.lastIndexOf("/"));
+      py.FS.mkdirTree(dir);
+      py.FS.writeFile(file.path, file.text);
+    }
+    const result = callPython("run_tests", JSON.stringify(request));
+    post({
+      type: "tests_done",
+      id,
+      report: (result.report as never) ?? null,
+      error: (result.error as never) ?? null,
+      durationMs: performance.now() - started,
+    });
+  } catch (error) {
+    post({ type: "tests_done", id, report: null, error: jsError(error), durationMs: performance.now() - started });
+  }
+}
+
+function jsError(error: unknown) {
+  const e = error as { type?: string; message?: string; name?: string };
+  const type = e?.type ?? e?.name ?? "Error";
+  const message = String(e?.message ?? error);
+  return { type, message, traceback: `${type}: ${message}\n`, frames: [], lineno: null };
+}
+
+self.onmessage = async (event: MessageEvent<ToWorker>) => {
+  const message = event.data;
+  switch (message.type) {
+    case "init":
+      try {
+        await init(message.id, message.config);
+      } catch (error) {
+        post({ type: "init_failed", id: message.id, message: String((error as Error)?.message ?? error) });
+      }
+      break;
+    case "run":
+      run(message.id, message.code);
+      break;
+    case "run_tests":
+      runTests(message.id, message.request);
+      break;
+  }
+};
