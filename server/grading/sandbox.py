@@ -32,7 +32,10 @@ from server.grading.harness import Limits, RunResult
 KAEL_MOUNT = "/opt/kael"
 TASK_MOUNT = "/task"
 NOFILE = 64
-DEFAULT_PROCESSES = 16
+# RLIMIT_NPROC per slot uid: the submission, the reference solution's run (the harness runs it
+# beside the first submission of an exercise) and two spare. Kept small because, without
+# cgroups, a fork bomb's processes compete for the CPU with the other slots' runs.
+DEFAULT_PROCESSES = 4
 BASE_ENV = {
     "PATH": "/usr/bin",
     "LANG": "C.UTF-8",
@@ -156,6 +159,10 @@ class SandboxRunner:
         exit_code, sig = _decode(status)
         if sig in (signal.SIGXCPU, signal.SIGKILL) and cpu_s >= limits.cpu_seconds - 0.05:
             timed_out = True  # the kernel's CPU limit, not a crash
+        elif truncated and sig == signal.SIGKILL:
+            # We killed it for flooding the output: say so with output_truncated, not with a
+            # SIGKILL that the harness would take for the kernel's memory killer.
+            sig = None
         return RunResult(exit_code=exit_code, signal=sig, stdout=out, stderr=err,
                          timed_out=timed_out, output_truncated=truncated, duration_s=duration)
 

@@ -95,4 +95,7 @@ def start_grading(settings: Settings, sessions: sessionmaker[Session]) -> Gradin
 
 
 def _grade(exercise_id: str, code: str, runner, *, root) -> dict:
-    return grade_submission(exercise_id, code, runner, env=CHILD_ENV, root=root)
+    from server.routes.exercises import lookup_exercise
+
+    exercise = lookup_exercise(exercise_id, root)
+    return grade_submission(exercise, code, runner, env=CHILD_ENV, root=root)

@@ -1,0 +1,388 @@
+"""The JSON API through an in-process client: happy paths and every error."""
+
+import hashlib
+import json
+import threading
+import time
+
+import pytest
+from _support import (
+    ADMIN_TOKEN,
+    CORRECT,
+    HIDDEN_MARKER,
+    REFERENCE_MARKER,
+    WRONG,
+    code,
+    needs_sandbox,
+    wait_for,
+)
+
+from server.core.config import REPO
+
+TOKEN_A = {"X-Client-Token": "client-a-0123456789abcdef"}
+TOKEN_B = {"X-Client-Token": "client-b-0123456789abcdef"}
+ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+
+
+@pytest.fixture(autouse=True)
+def _sandbox():
+    needs_sandbox()
+
+
+def submit(client, source, exercise_id="adder", headers=TOKEN_A):
+    r = client.post("/api/submissions", json={"exercise_id": exercise_id, "code": source},
+                    headers=headers)
+    assert r.status_code == 202, r.text
+    return r.json()["id"]
+
+
+# -- health and exercises -----------------------------------------------------------------------
+
+
+def test_health_reports_the_sandbox_and_asset_urls(client):
+    body = client.get("/api/health").json()
+    assert body["status"] == "ok"
+    assert body["grading"] == "sandbox"
+    assert "self-test passed" in body["grading_detail"]
+    assert body["workers"] == 2
+    assert body["frontend_built"] is False
+
+
+def test_list_exercises(client):
+    r = client.get("/api/exercises")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["count"] == 1
+    assert body["data"][0] == {"id": "adder", "number": 1, "title": "Add (adder)",
+                               "titles": {"en": "Add (adder)", "zh": "加法"},
+                               "difficulty": "easy", "topics": ["testing"]}
+
+
+def test_read_exercise_gives_statements_starter_and_public_tests_only(client):
+    r = client.get("/api/exercises/adder")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["statement"] == {"en": "Write `add(a, b)`.\n", "zh": "写出 `add(a, b)`。\n"}
+    assert body["hints"]["zh"] == "用 `+`。\n"
+    assert "NotImplementedError" in body["starter"]
+    assert "def test_add_small" in body["public_tests"]
+    assert [c["name"] for c in body["public_cases"]] == ["test_add_small", "test_add_floats"]
+    assert body["hidden_case_count"] == 2
+    assert HIDDEN_MARKER not in r.text and REFERENCE_MARKER not in r.text
+    assert "test_add_large" not in r.text
+
+
+def test_read_exercise_by_folder_name_and_number(client):
+    assert client.get("/api/exercises/01-adder").json()["id"] == "adder"
+    assert client.get("/api/exercises/1").json()["id"] == "adder"
+
+
+def test_unknown_exercise_is_404_naming_it(client):
+    r = client.get("/api/exercises/addr")
+    assert r.status_code == 404
+    assert "'addr'" in r.json()["detail"]
+    assert "adder" in r.json()["detail"]  # a close id is suggested
+
+
+def strings(value):
+    """Every str inside JSON data."""
+    stack, found = [value], []
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            found.append(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return "\n".join(found)
+
+
+def test_real_exercises_never_show_hidden_tests_or_references(make_client):
+    client = make_client(exercises_dir=REPO / "exercises")
+    listing = client.get("/api/exercises").json()
+    if not listing["count"]:
+        pytest.skip("no exercises in the repository yet")
+    for summary in listing["data"]:
+        r = client.get(f"/api/exercises/{summary['id']}")
+        if r.status_code == 500:
+            continue  # an exercise still being written
+        shown = strings(r.json())
+        folder = next(p for p in (REPO / "exercises").iterdir()
+                      if (p / ".meta" / "config.json").is_file()
+                      and json.loads((p / ".meta" / "config.json").read_text())["id"] == summary["id"])
+        public = "\n".join(p.read_text() for p in folder.rglob("*")
+                           if p.is_file() and ".meta" not in p.relative_to(folder).parts)
+        for path in (folder / ".meta").rglob("*.py"):
+            for line in path.read_text().splitlines():
+                line = line.strip()
+                if len(line) > 30 and line in shown:
+                    assert line in public, f"{path.name} leaks into the API: {line!r}"
+
+
+# -- submissions: happy paths --------------------------------------------------------------------
+
+
+def test_submit_correct_code_is_accepted(client):
+    r = client.post("/api/submissions", json={"exercise_id": "adder", "code": CORRECT},
+                    headers=TOKEN_A)
+    assert r.status_code == 202
+    assert r.json()["status"] == "queued"
+    assert r.headers["location"] == f"/api/submissions/{r.json()['id']}"
+    body = wait_for(client, r.json()["id"], headers=TOKEN_A)
+    assert body["status"] == "done"
+    assert body["verdict"] == "Accepted"
+    report = body["report"]
+    assert report["message"] == "all 4 tests passed"
+    assert report["summary"] == {"total": 4, "passed": 4, "failed": 0, "error": 0}
+    assert [(t["name"], t["hidden"]) for t in report["tests"]] == [
+        ("test_add_small", False), ("test_add_floats", False),
+        ("test_add_large", True), ("test_add_marker", True)]
+    assert body["code"] == CORRECT
+    assert body["started_at"] and body["finished_at"]
+
+
+def test_wrong_answer_explains_public_tests_and_hides_hidden_ones(client):
+    body = wait_for(client, submit(client, WRONG), headers=TOKEN_A)
+    assert body["verdict"] == "Wrong Answer"
+    tests = {t["name"]: t for t in body["report"]["tests"]}
+    assert tests["test_add_small"]["status"] == "failed"
+    assert "returned -1" in tests["test_add_small"]["message"]
+    assert "expected 3" in tests["test_add_small"]["message"]
+    assert tests["test_add_small"]["duration_ms"] is not None
+    for name in ("test_add_large", "test_add_marker"):
+        assert tests[name]["hidden"] is True
+        assert tests[name]["status"] in ("failed", "error")
+        assert tests[name]["message"] is None
+        assert tests[name]["description"] is None
+        assert tests[name]["duration_ms"] is None
+    assert body["report"]["message"].startswith("test_add_small: returned -1")
+
+
+def test_failing_only_hidden_tests_names_the_hidden_test_without_details(client):
+    source = code("""
+        def add(a, b):
+            if isinstance(a, str):
+                return "nope"
+            return a + b
+    """)
+    body = wait_for(client, submit(client, source), headers=TOKEN_A)
+    assert body["verdict"] == "Wrong Answer"
+    assert body["report"]["message"] == "hidden test test_add_marker failed"
+    assert HIDDEN_MARKER not in json.dumps(body)
+
+
+def test_syntax_error_gives_line_and_column(client):
+    body = wait_for(client, submit(client, "def add(a, b)\n    return a + b\n"), headers=TOKEN_A)
+    assert body["verdict"] == "Syntax Error"
+    assert body["report"]["syntax_error"]["line"] == 1
+    assert body["report"]["message"].startswith("line 1, column")
+
+
+def test_history_is_own_and_newest_first(client):
+    first = submit(client, WRONG)
+    second = submit(client, CORRECT)
+    other = submit(client, CORRECT, headers=TOKEN_B)
+    r = client.get("/api/submissions", headers=TOKEN_A)
+    assert r.status_code == 200
+    ids = [s["id"] for s in r.json()["data"]]
+    assert ids == [second, first]
+    assert r.json()["count"] == 2
+    assert all(s["code"] is None and s["report"] is None for s in r.json()["data"])
+    assert [s["id"] for s in client.get("/api/submissions", headers=TOKEN_B).json()["data"]] == [other]
+    for sid in (first, second, other):
+        wait_for(client, sid, headers=ADMIN)
+
+
+def test_history_filters_by_exercise(client):
+    sid = submit(client, CORRECT)
+    assert [s["id"] for s in client.get("/api/submissions?exercise_id=adder", headers=TOKEN_A).json()["data"]] == [sid]
+    assert client.get("/api/submissions?exercise_id=other", headers=TOKEN_A).json() == {"data": [], "count": 0}
+    wait_for(client, sid, headers=TOKEN_A)
+
+
+def test_another_clients_submission_is_404(client):
+    sid = submit(client, CORRECT)
+    r = client.get(f"/api/submissions/{sid}", headers=TOKEN_B)
+    assert r.status_code == 404
+    assert sid in r.json()["detail"]
+    wait_for(client, sid, headers=TOKEN_A)
+
+
+def test_unknown_submission_is_404(client):
+    r = client.get("/api/submissions/does-not-exist", headers=TOKEN_A)
+    assert r.status_code == 404
+    assert "'does-not-exist'" in r.json()["detail"]
+
+
+def test_browser_gets_an_httponly_samesite_cookie_and_is_known_by_it(client):
+    r = client.post("/api/submissions", json={"exercise_id": "adder", "code": CORRECT})
+    assert r.status_code == 202
+    cookie = r.headers["set-cookie"]
+    assert cookie.startswith("kael_client=")
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/api" in cookie
+    sid = r.json()["id"]
+    # the TestClient keeps the cookie, as a browser does
+    assert client.get(f"/api/submissions/{sid}").status_code == 200
+    assert [s["id"] for s in client.get("/api/submissions").json()["data"]] == [sid]
+    client.cookies.clear()
+    assert client.get(f"/api/submissions/{sid}").status_code == 404
+    wait_for(client, sid, headers=ADMIN)
+
+
+def test_admin_token_sees_every_client(client):
+    a = submit(client, CORRECT, headers=TOKEN_A)
+    b = submit(client, CORRECT, headers=TOKEN_B)
+    ids = [s["id"] for s in client.get("/api/submissions", headers=ADMIN).json()["data"]]
+    assert ids[:2] == [b, a]
+    assert client.get(f"/api/submissions/{a}", headers=ADMIN).status_code == 200
+    for sid in (a, b):
+        wait_for(client, sid, headers=ADMIN)
+
+
+def test_wrong_admin_token_is_401(client):
+    r = client.get("/api/submissions", headers={"Authorization": "Bearer nope"})
+    assert r.status_code == 401
+    assert r.headers["www-authenticate"] == "Bearer"
+
+
+def test_no_admin_configured_means_no_admin(make_client):
+    client = make_client(admin_token="")
+    r = client.get("/api/submissions", headers={"Authorization": "Bearer "})
+    assert r.status_code == 401
+
+
+# -- submissions: errors change nothing ---------------------------------------------------------
+
+
+def count(client) -> int:
+    return client.get("/api/submissions", headers=ADMIN).json()["count"]
+
+
+def test_unknown_exercise_submission_is_404(client):
+    r = client.post("/api/submissions", json={"exercise_id": "nope", "code": CORRECT}, headers=TOKEN_A)
+    assert r.status_code == 404
+    assert "'nope'" in r.json()["detail"]
+    assert count(client) == 0
+
+
+def test_code_over_64_kib_is_413(client):
+    big = "#" * (64 * 1024) + "\n"
+    r = client.post("/api/submissions", json={"exercise_id": "adder", "code": big}, headers=TOKEN_A)
+    assert r.status_code == 413
+    assert "65537 bytes" in r.json()["detail"]
+    assert count(client) == 0
+
+
+def test_code_of_exactly_64_kib_is_accepted(client):
+    source = CORRECT + "#" * (64 * 1024 - len(CORRECT) - 1) + "\n"
+    assert len(source.encode()) == 64 * 1024
+    wait_for(client, submit(client, source), headers=TOKEN_A)
+
+
+def test_huge_body_is_413_before_parsing(client):
+    body = json.dumps({"exercise_id": "adder", "code": "x" * 2_000_000})
+    r = client.post("/api/submissions", content=body, headers={**TOKEN_A, "Content-Type": "application/json"})
+    assert r.status_code == 413
+    assert count(client) == 0
+
+
+@pytest.mark.parametrize("body", [
+    {"exercise_id": "adder"},
+    {"code": "x = 1"},
+    {"exercise_id": "adder", "code": 5},
+    {"exercise_id": "", "code": "x = 1"},
+    {"exercise_id": "adder", "code": "x = 1", "extra": True},
+    [],
+])
+def test_invalid_body_is_422(client, body):
+    r = client.post("/api/submissions", json=body, headers=TOKEN_A)
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"]
+    assert count(client) == 0
+
+
+def test_malformed_json_is_422(client):
+    r = client.post("/api/submissions", content=b"{not json", headers={**TOKEN_A, "Content-Type": "application/json"})
+    assert r.status_code == 422
+    assert count(client) == 0
+
+
+@pytest.mark.parametrize("token", ["short", "x" * 129, "has space in it 123", "\u00fcn\u00efcode-token-123456".encode("utf-8")])
+def test_invalid_client_token_is_422(client, token):
+    r = client.get("/api/submissions", headers={"X-Client-Token": token})
+    assert r.status_code == 422
+    assert "X-Client-Token" in r.json()["detail"]
+
+
+def test_rate_limit_is_429_with_retry_after(make_client):
+    client = make_client(rate_limit=2, rate_window_s=600)
+    ids = [submit(client, CORRECT), submit(client, CORRECT)]
+    r = client.post("/api/submissions", json={"exercise_id": "adder", "code": CORRECT}, headers=TOKEN_A)
+    assert r.status_code == 429
+    assert 1 <= int(r.headers["retry-after"]) <= 600
+    assert "at most 2" in r.json()["detail"]
+    # another client is not limited by the first one's submissions
+    ids.append(submit(client, CORRECT, headers=TOKEN_B))
+    assert count(client) == 3
+    for sid in ids:
+        wait_for(client, sid, headers=ADMIN)
+
+
+def test_full_queue_is_503_with_retry_after(make_client):
+    client = make_client(grading_workers=1, queue_size=1)
+    pool = client.app.state.grading.pool
+    release = threading.Event()
+    real_grade = pool.grade
+
+    def blocking_grade(*args):
+        release.wait(60)
+        return real_grade(*args)
+
+    pool.grade = blocking_grade
+    try:
+        running = submit(client, CORRECT)
+        deadline = time.monotonic() + 30
+        while pool.stats()["running"] != 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        queued = submit(client, CORRECT)
+        r = client.post("/api/submissions", json={"exercise_id": "adder", "code": CORRECT}, headers=TOKEN_B)
+        assert r.status_code == 503
+        assert int(r.headers["retry-after"]) >= 1
+        assert "queue is full" in r.json()["detail"]
+        assert count(client) == 2
+        # a refused submission does not count against the client's rate limit
+        key_b = hashlib.sha256(TOKEN_B["X-Client-Token"].encode()).hexdigest()
+        assert not client.app.state.limiter._events.get(key_b)
+    finally:
+        release.set()
+    for sid in (running, queued):
+        assert wait_for(client, sid, headers=ADMIN)["verdict"] == "Accepted"
+
+
+def test_broken_sandbox_refuses_to_grade(make_client, tmp_path):
+    client = make_client(kael_dir=tmp_path / "missing-kael")
+    health = client.get("/api/health").json()
+    assert health["grading"] == "unavailable"
+    assert "self-test failed" in health["grading_detail"]
+    r = client.post("/api/submissions", json={"exercise_id": "adder", "code": CORRECT}, headers=TOKEN_A)
+    assert r.status_code == 503
+    assert r.headers["retry-after"]
+    assert "grading is unavailable" in r.json()["detail"]
+    assert count(client) == 0
+    # the rest of the API still works
+    assert client.get("/api/exercises/adder").status_code == 200
+
+
+def test_unknown_api_route_is_json_404(client):
+    for method in ("GET", "POST", "DELETE"):
+        r = client.request(method, "/api/nope/deeper")
+        assert r.status_code == 404
+        assert r.headers["content-type"] == "application/json"
+        assert r.json()["detail"] == f"no such route: {method} /api/nope/deeper"
+
+
+def test_wrong_method_on_a_known_route_is_405(client):
+    assert client.delete("/api/submissions").status_code == 405
+    assert client.post("/api/exercises").status_code == 405
