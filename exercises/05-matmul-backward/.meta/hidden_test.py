@@ -1,0 +1,102 @@
+"""Hidden tests of matmul_backward: gradients compared with kael's own matmul."""
+
+import kael
+
+RTOL = 1e-6
+ATOL = 1e-9
+
+
+def _rand(shape, seed):
+    kael.manual_seed(seed)
+    return kael.randn(*shape, dtype=kael.float64).requires_grad_()
+
+
+def _grads(fn, shape_a, shape_b):
+    a, b = _rand(shape_a, 1), _rand(shape_b, 2)
+    y = fn(a, b)
+    kael.manual_seed(3)
+    w = kael.randn(*y.shape, dtype=kael.float64)
+    (y * w).sum().backward()
+    return [list(a.grad.shape), a.grad.tolist(), list(b.grad.shape), b.grad.tolist()]
+
+
+def _both(m, shape_a, shape_b):
+    return [_grads(m.MatMul.apply, shape_a, shape_b), _grads(lambda a, b: a @ b, shape_a, shape_b)]
+
+
+def test_square(m):
+    """[3, 3] @ [3, 3]"""
+    return _both(m, (3, 3), (3, 3))
+
+
+def test_rectangular(m):
+    """[2, 5] @ [5, 3]"""
+    return _both(m, (2, 5), (5, 3))
+
+
+def test_dot_product(m):
+    """[4] @ [4]"""
+    return _both(m, (4,), (4,))
+
+
+def test_matrix_times_vector(m):
+    """[3, 4] @ [4]"""
+    return _both(m, (3, 4), (4,))
+
+
+def test_vector_times_matrix(m):
+    """[4] @ [4, 2]"""
+    return _both(m, (4,), (4, 2))
+
+
+def test_batched_vector(m):
+    """[2, 3, 4] @ [4]: a batch of matrices times one vector"""
+    return _both(m, (2, 3, 4), (4,))
+
+
+def test_vector_batched(m):
+    """[4] @ [2, 4, 3]: one vector times a batch of matrices"""
+    return _both(m, (4,), (2, 4, 3))
+
+
+def test_batch_shared_weight(m):
+    """[2, 5, 3] @ [3, 4]: the weight's gradient sums over the batch"""
+    return _both(m, (2, 5, 3), (3, 4))
+
+
+def test_shared_input_batched_weights(m):
+    """[5, 3] @ [2, 3, 4]: the first operand's gradient sums over the batch"""
+    return _both(m, (5, 3), (2, 3, 4))
+
+
+def test_broadcast_batch_dims(m):
+    """[2, 1, 3, 4] @ [5, 4, 2]: batch dims [2, 1] and [5] broadcast to [2, 5]"""
+    return _both(m, (2, 1, 3, 4), (5, 4, 2))
+
+
+def test_gradcheck(m):
+    """kael.autograd.gradcheck(MatMul.apply, ...) for matrix, vector and batched operands"""
+    results = []
+    for sa, sb in [((2, 3), (3, 2)), ((3,), (3, 2)), ((2, 3), (3,)), ((2, 1, 2, 3), (2, 3, 2))]:
+        try:
+            results.append(kael.autograd.gradcheck(m.MatMul.apply, (_rand(sa, 4), _rand(sb, 5))))
+        except Exception as exc:
+            results.append(type(exc).__name__)
+    return results
+
+
+def test_linear_layer_chain(m):
+    """relu(x @ w1) @ w2 with MatMul: gradients of both weights"""
+    x = _rand((4, 3), 6).detach()
+    w1, w2 = _rand((3, 5), 7), _rand((5, 2), 8)
+    y = m.MatMul.apply(m.MatMul.apply(x, w1).relu(), w2)
+    (y * y).sum().backward()
+    return [w1.grad.tolist(), w2.grad.tolist()]
+
+
+def test_constant_operand(m):
+    """MatMul.apply(x, c) with a constant c: only x gets a gradient"""
+    x = _rand((2, 3), 9)
+    c = _rand((3, 2), 10).detach()
+    m.MatMul.apply(x, c).sum().backward()
+    return [x.grad.tolist(), c.grad is None]
