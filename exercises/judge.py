@@ -9,7 +9,7 @@
 ID is the exercise's id (graph-walk), folder (01-graph-walk) or number (1). ``check`` grades FILE
 in a child process with the exercise's time and memory limits, public and hidden tests, and
 prints a per-test report (or the JSON report with --json). Exit status: 0 when Accepted, 1 when
-not, 2 on a usage error. Needs only the standard library and kael.
+not, 2 on a usage error, 3 when the judge itself failed. Needs only the standard library and kael.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import catalog  # noqa: E402
 from harness.report import ACCEPTED, format_text  # noqa: E402
 
-EXIT_ACCEPTED, EXIT_NOT_ACCEPTED, EXIT_USAGE = 0, 1, 2
+EXIT_ACCEPTED, EXIT_NOT_ACCEPTED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 class UsageError(Exception):
@@ -97,9 +97,13 @@ def cmd_check(args):
         code = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {path}: {exc}") from None
-    from harness.grade import grade
+    from harness.grade import HarnessError, grade
 
-    report = grade(e, code, public_only=args.public_only)
+    try:
+        report = grade(e, code, public_only=args.public_only)
+    except HarnessError as exc:
+        print(f"judge.py: the judge itself failed (not your code): {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:

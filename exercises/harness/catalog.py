@@ -196,7 +196,12 @@ class Exercise:
         return parse_cases(self.hidden_tests_source(), hidden=True, filename="hidden_test.py")
 
     def cases(self, public_only: bool = False) -> list:
-        return self.public_cases() + ([] if public_only else self.hidden_cases())
+        cases = self.public_cases() + ([] if public_only else self.hidden_cases())
+        names = [c.name for c in cases]
+        if len(set(names)) != len(names):
+            twice = sorted({n for n in names if names.count(n) > 1})
+            raise ValueError(f"{self.id}: public and hidden tests share the names {', '.join(twice)}")
+        return cases
 
     def summary(self, lang: str = "en") -> dict:
         return {
