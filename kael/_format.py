@@ -1,4 +1,10 @@
-"""``repr`` of tensors, in PyTorch's style: ``tensor([1.0000, 2.5000], requires_grad=True)``."""
+"""``repr`` of tensors, in PyTorch's style: ``tensor([1.0000, 2.5000], requires_grad=True)``.
+
+The rules are PyTorch's (``torch/_tensor_str.py``, default print options): one format for every
+element, chosen from the nonzero finite values (integral values print as ``1.``, a spread over
+1000x or values above 1e8 or below 1e-4 switch to scientific notation), rows wrapped at 80
+characters, tensors over 1000 elements summarized to 3 items at each end of each dim.
+"""
 
 from __future__ import annotations
 
@@ -8,49 +14,51 @@ from . import dtype as dt
 
 _EDGE = 3  # items shown at each end of a summarized dim
 _THRESHOLD = 1000  # elements above which a tensor is summarized
+_LINEWIDTH = 80
+_PRECISION = 4
 
 
-def _float_formatter(values):
-    finite = [abs(v) for v in values if math.isfinite(v)]
-    if not finite:
-        return lambda v: _special(v) or f"{v}"
-    integral = all(v == int(v) for v in finite)
-    big, small = max(finite), min((v for v in finite if v), default=0.0)
-    if integral and big < 1e8:
-        return lambda v: _special(v) or f"{v:.0f}."
-    if big >= 1e8 or (small and small < 1e-4) or (small and big / small > 1000.0 and big > 1e3):
-        return lambda v: _special(v) or f"{v:.4e}"
-    return lambda v: _special(v) or f"{v:.4f}"
+class _Formatter:
+    """One format and one width for every element of a tensor (PyTorch's ``_Formatter``)."""
 
+    def __init__(self, values, floating):
+        self.floating = floating
+        self.int_mode = True
+        self.sci_mode = False
+        self.width = 1
+        if not floating:
+            self.width = max((len(self._plain(v)) for v in values), default=1)
+            return
+        nonzero = [v for v in values if math.isfinite(v) and v != 0]
+        if not nonzero:
+            return
+        magnitudes = [abs(v) for v in nonzero]
+        lo, hi = min(magnitudes), max(magnitudes)
+        self.int_mode = all(v == math.ceil(v) for v in nonzero)
+        spread = hi / lo > 1000.0 or hi > 1.0e8
+        if self.int_mode:
+            self.sci_mode = spread
+            widths = (len(f"{v:.{_PRECISION}e}") if spread else len(f"{v:.0f}") + 1 for v in nonzero)
+        else:
+            self.sci_mode = spread or lo < 1.0e-4
+            fmt = "e" if self.sci_mode else "f"
+            widths = (len(f"{v:.{_PRECISION}{fmt}}") for v in nonzero)
+        self.width = max(widths)
 
-def _special(v):
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return None
+    @staticmethod
+    def _plain(v):
+        return str(v)
 
-
-def _fmt_value(dtype):
-    if dtype is dt.bool_:
-        return lambda v: "True" if v else "False"
-    return str
-
-
-def _render(nested, shape, fmt, width, summarize, indent):
-    # Iterative rendering would be overkill here: the depth is the tensor's ndim.
-    if not shape:
-        return fmt(nested).rjust(width)
-    if len(shape) == 1:
-        items = [fmt(v).rjust(width) for v in nested]
-        if summarize and shape[0] > 2 * _EDGE:
-            items = items[:_EDGE] + ["..."] + items[-_EDGE:]
-        return "[" + ", ".join(items) + "]"
-    rows = [_render(x, shape[1:], fmt, width, summarize, indent + 1) for x in nested]
-    if summarize and shape[0] > 2 * _EDGE:
-        rows = rows[:_EDGE] + ["..."] + rows[-_EDGE:]
-    sep = "," + "\n" * (len(shape) - 1) + " " * (indent + 1)
-    return "[" + sep.join(rows) + "]"
+    def format(self, v) -> str:
+        if not self.floating:
+            text = self._plain(v)
+        elif self.sci_mode:
+            text = f"{v:.{_PRECISION}e}"
+        elif self.int_mode:
+            text = f"{v:.0f}" + ("" if math.isinf(v) or math.isnan(v) else ".")
+        else:
+            text = f"{v:.{_PRECISION}f}"
+        return text.rjust(self.width)
 
 
 def _summarized(values, shape):
@@ -62,58 +70,69 @@ def _summarized(values, shape):
     return [_summarized(v, shape[1:]) for v in values] if len(shape) > 1 else values
 
 
+def _flat(values, ndim):
+    for _ in range(ndim - 1):
+        values = [x for row in values for x in row]
+    return values if ndim else [values]
+
+
+def _render(values, shape, fmt, indent, summarize):
+    """``values`` (already summarized when ``summarize``) as PyTorch lays them out."""
+    if not shape:
+        return fmt.format(values)
+    cut = summarize and shape[0] > 2 * _EDGE
+    if len(shape) == 1:
+        items = [fmt.format(v) for v in values]
+        if cut:
+            items = items[:_EDGE] + [" ..."] + items[_EDGE:]
+        per_line = max(1, (_LINEWIDTH - indent) // (fmt.width + 2))
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    rows = [_render(v, shape[1:], fmt, indent + 1, summarize) for v in values]
+    if cut:
+        rows = rows[:_EDGE] + ["..."] + rows[_EDGE:]
+    return "[" + ("," + "\n" * (len(shape) - 1) + " " * (indent + 1)).join(rows) + "]"
+
+
+def _add_suffixes(text, suffixes, indent):
+    # PyTorch's arithmetic, including its count for a one-line text (len + 2).
+    parts = [text]
+    last_line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line + len(suffix) + 2 > _LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)
+
+
 def format_tensor(t) -> str:
-    values = t.tolist()
+    prefix = "tensor("
+    indent = len(prefix)
     shape = tuple(t.shape)
     dtype = t.dtype
-    summarize = t.numel() > _THRESHOLD
-    if summarize:
-        values = _summarized(values, shape)
-        shown_shape = tuple(min(s, 2 * _EDGE + 1) if s > 2 * _EDGE else s for s in shape)
+    suffixes = []
+    if t.numel() == 0:
+        if len(shape) != 1:
+            suffixes.append(f"size={shape}")
+        if dtype is not dt.get_default_dtype():
+            suffixes.append(f"dtype=kael.{dtype.name}")
+        body = "[]"
     else:
-        shown_shape = shape
-    flat = values
-    for _ in range(len(shape)):
-        flat = [x for row in flat for x in row] if flat and isinstance(flat[0], list) else flat
-    flat = flat if isinstance(flat, list) else [flat]
-    if dtype.is_floating_point:
-        fmt = _float_formatter(flat)
-    else:
-        fmt = _fmt_value(dtype)
-    width = max((len(fmt(v)) for v in flat), default=0)
-    if summarize:
-        body = _render_summary(values, shape, fmt, width)
-    else:
-        body = _render(values, shape, fmt, width, False, len("tensor("))
-    del shown_shape
-    extras = []
-    if t.numel() == 0 and len(shape) != 1:
-        extras.append(f"size={tuple(shape)}")
-    default = dt.get_default_dtype() if dtype.is_floating_point else dt.int64
-    if dtype is not default and dtype is not dt.bool_:
-        extras.append(f"dtype=kael.{dtype.name}")
+        if dtype not in (dt.get_default_dtype(), dt.int64, dt.bool_):
+            suffixes.append(f"dtype=kael.{dtype.name}")
+        summarize = t.numel() > _THRESHOLD
+        values = t.tolist()
+        if summarize:
+            values = _summarized(values, shape)
+        fmt = _Formatter(_flat(values, len(shape)), dtype.is_floating_point)
+        body = _render(values, shape, fmt, indent, summarize)
     meta = t._meta
     if meta is not None and meta.grad_fn is not None:
-        extras.append(f"grad_fn=<{meta.grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{meta.grad_fn.name()}>")
     elif meta is not None and meta.requires_grad:
-        extras.append("requires_grad=True")
-    if not shape:
-        body = body.strip()
-    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
-
-
-def _render_summary(values, shape, fmt, width):
-    # values already hold only edge items; re-insert "..." markers where dims were cut.
-    def go(v, shp, indent):
-        if len(shp) == 1:
-            items = [fmt(x).rjust(width) for x in v]
-            if shp[0] > 2 * _EDGE:
-                items = items[:_EDGE] + ["..."] + items[_EDGE:]
-            return "[" + ", ".join(items) + "]"
-        rows = [go(x, shp[1:], indent + 1) for x in v]
-        if shp[0] > 2 * _EDGE:
-            rows = rows[:_EDGE] + ["..."] + rows[_EDGE:]
-        sep = "," + "\n" * (len(shp) - 1) + " " * (indent + 1)
-        return "[" + sep.join(rows) + "]"
-
-    return go(values, shape, len("tensor("))
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + body, suffixes, indent)
