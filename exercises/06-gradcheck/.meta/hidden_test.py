@@ -1,0 +1,182 @@
+"""Hidden tests of gradcheck."""
+
+import kael
+
+RTOL = 1e-7
+ATOL = 1e-9
+
+
+def _leaf(values):
+    return kael.tensor(values, dtype=kael.float64, requires_grad=True)
+
+
+class WrongSecond(kael.autograd.Function):
+    """y = a * b, but b's gradient is g * b instead of g * a."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        return g * b, g * b
+
+
+class ForgetsPermutation(kael.autograd.Function):
+    """y = x @ P for a permutation P, but backward returns g as if P were the identity: only a
+    weighted reduction notices (with a plain sum, g is all ones and so is g @ P^T)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        p = kael.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], dtype=x.dtype)
+        return x @ p
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+class RightPermutation(kael.autograd.Function):
+    """y = x @ P with the right backward g @ P^T."""
+
+    @staticmethod
+    def forward(ctx, x):
+        p = kael.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], dtype=x.dtype)
+        ctx.p = p
+        return x @ p
+
+    @staticmethod
+    def backward(ctx, g):
+        return g @ ctx.p.transpose(0, 1)
+
+
+def _outcome(fn):
+    try:
+        return fn()
+    except Exception as exc:
+        return [type(exc).__name__, str(exc)]
+
+
+def test_weights_other_seed(m):
+    """reduction_weights(6, seed=7): in [-1, 1), from the documented generator"""
+    w = m.reduction_weights(6, seed=7)
+    return [w, all(-1.0 <= v < 1.0 for v in w)]
+
+
+def test_weights_many(m):
+    """reduction_weights(1000, seed=0): the last three and the range"""
+    w = m.reduction_weights(1000, seed=0)
+    return [len(w), w[-3:], min(w) >= -1.0, max(w) < 1.0]
+
+
+def test_numeric_gradient_is_central(m):
+    """numeric_gradient of x ** 3 at x = 2 with eps = 1e-3: central differences are accurate to eps**2"""
+    x = _leaf([2.0])
+    return m.numeric_gradient(lambda t: t ** 3, [x], 0, [1.0], eps=1e-3)
+
+
+test_numeric_gradient_is_central.rtol = 1e-9
+
+
+def test_numeric_gradient_second_input_weighted(m):
+    """numeric_gradient for input 1 of a * b.exp() with weights [0.5, -1, 2]"""
+    a, b = _leaf([1.0, 2.0, 3.0]), _leaf([0.0, 0.5, -0.5])
+    return m.numeric_gradient(lambda p, q: p * q.exp(), [a, b], 1, [0.5, -1.0, 2.0])
+
+
+test_numeric_gradient_second_input_weighted.rtol = 1e-6
+
+
+def test_numeric_gradient_matrix_output(m):
+    """numeric_gradient of x @ w for input 0, weights in row-major order of the [2, 2] output"""
+    x = _leaf([[1.0, 2.0], [3.0, 4.0]])
+    w = _leaf([[0.5, -1.0], [2.0, 1.0]])
+    return m.numeric_gradient(lambda p, q: p @ q, [x, w], 0, [1.0, 2.0, 3.0, 4.0])
+
+
+test_numeric_gradient_matrix_output.rtol = 1e-6
+
+
+def test_numeric_gradient_restores_inputs(m):
+    """the inputs hold their original values after numeric_gradient and after gradcheck"""
+    x = _leaf([0.3, -0.7, 1.1])
+    m.numeric_gradient(lambda t: t.sin(), [x], 0, [1.0, 1.0, 1.0])
+    after_numeric = x.tolist()
+    m.gradcheck(lambda t: t.tanh() * t, [x])
+    return [after_numeric, x.tolist()]
+
+
+def test_analytic_gradient_unused_input(m):
+    """analytic_gradient for an input the function ignores: zeros"""
+    a, b = _leaf([1.0, 2.0]), _leaf([3.0, 4.0])
+    return m.analytic_gradient(lambda p, q: p * 2, [a, b], 1, [1.0, 1.0])
+
+
+def test_gradcheck_second_input_wrong(m):
+    """gradcheck(WrongSecond.apply, [a, b]) names input 1"""
+    return _outcome(lambda: m.gradcheck(WrongSecond.apply, [_leaf([1.0, 2.0]), _leaf([3.0, 5.0])]))
+
+
+def test_gradcheck_needs_weights(m):
+    """gradcheck(ForgetsPermutation.apply, [x]) raises: only the weighted reduction sees it"""
+    return _outcome(lambda: m.gradcheck(ForgetsPermutation.apply, [_leaf([1.0, 2.0, 3.0])]))
+
+
+def test_gradcheck_right_permutation_passes(m):
+    """gradcheck(RightPermutation.apply, [x]) is True"""
+    return _outcome(lambda: m.gradcheck(RightPermutation.apply, [_leaf([1.0, 2.0, 3.0])]))
+
+
+def test_gradcheck_skips_inputs_without_grad(m):
+    """gradcheck with a constant second input: only the first is checked"""
+    c = kael.tensor([1.0, 2.0], dtype=kael.float64)
+    return _outcome(lambda: m.gradcheck(lambda a, b: a * b + a.exp(), [_leaf([0.1, 0.2]), c]))
+
+
+def test_gradcheck_matrix_element_index(m):
+    """a wrong backward on a [2, 2] input: the error names the element as [row, column]"""
+
+    class WrongAtOne(kael.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            mask = kael.tensor([[1.0, 1.0], [1.0, 0.0]], dtype=g.dtype)
+            return g * mask
+
+    return _outcome(lambda: m.gradcheck(WrongAtOne.apply, [_leaf([[1.0, 2.0], [3.0, 4.0]])]))
+
+
+def test_gradcheck_many_ops(m):
+    """gradcheck passes for softmax, matmul, sigmoid and a broadcast add"""
+    kael.manual_seed(0)
+    x = kael.randn(2, 3, dtype=kael.float64).requires_grad_()
+    w = kael.randn(3, 2, dtype=kael.float64).requires_grad_()
+    b = kael.randn(2, dtype=kael.float64).requires_grad_()
+    return [
+        _outcome(lambda: m.gradcheck(lambda t: t.softmax(-1), [x])),
+        _outcome(lambda: m.gradcheck(lambda p, q, r: (p @ q + r).sigmoid(), [x, w, b])),
+    ]
+
+
+def test_gradcheck_tolerance_arguments(m):
+    """a backward off by 1e-4 relative passes with rtol=1e-3 and fails with rtol=1e-6, atol=0"""
+
+    class SlightlyOff(kael.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2.0002
+
+    x = _leaf([1.0, 2.0])
+    return [
+        _outcome(lambda: m.gradcheck(SlightlyOff.apply, [x], rtol=1e-3)),
+        _outcome(lambda: m.gradcheck(SlightlyOff.apply, [x], atol=0.0, rtol=1e-6))[0],
+    ]
