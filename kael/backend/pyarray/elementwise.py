@@ -24,13 +24,13 @@ _INT64_END = 1 << 63
 
 
 def _guarded(fast, slow):
-    """``fast(*lists)``, or ``slow`` applied element by element when ``fast`` raises."""
+    """``fast(*lists)``, or ``slow(*lists)`` (IEEE results element by element) when it raises."""
 
     def run(*lists):
         try:
             return fast(*lists)
         except _MATH_ERRORS:
-            return list(map(slow, *lists))
+            return slow(*lists)
 
     return run
 
@@ -80,6 +80,9 @@ def astype(a: PyArray, dtype) -> PyArray:
 
 
 # -- unary ----------------------------------------------------------------------------------------
+_EXP_MAX = 709.78  # math.exp and math.expm1 overflow a little above this
+
+
 def _exp(x):
     try:
         return math.exp(x)
@@ -94,54 +97,54 @@ def _expm1(x):
         return INF
 
 
-def _log(x):
-    return math.log(x) if x > 0 else (-INF if x == 0 else NAN)
-
-
-def _log1p(x):
-    return math.log1p(x) if x > -1 else (-INF if x == -1 else NAN)
-
-
-def _sqrt(x):
-    return math.sqrt(x) if x >= 0 else NAN
-
-
-def _finite_only(fn):
-    return lambda x: fn(x) if x - x == 0 else NAN
-
-
-def _rounding(fn):
-    return lambda x: float(fn(x)) if x - x == 0 else x
-
-
-def _reciprocal(x):
-    return 1.0 / x if x else math.copysign(INF, x)
-
-
 def _sigmoid(xs):
     exp = math.exp
     return [1.0 / (1.0 + exp(-x)) if x >= 0.0 else (e := exp(x)) / (1.0 + e) for x in xs]
 
 
+def _ieee_unary(op):
+    """The per-element retry of a float unary op: the IEEE result where ``math`` raises."""
+    f = getattr(math, op)
+    if op in ("exp", "expm1"):
+        big = _exp if op == "exp" else _expm1
+        return lambda xs: [f(x) if x < _EXP_MAX else big(x) for x in xs]
+    if op == "log":
+        return lambda xs: [f(x) if x > 0 else (-INF if x == 0 else NAN) for x in xs]
+    if op == "log1p":
+        return lambda xs: [f(x) if x > -1 else (-INF if x == -1 else NAN) for x in xs]
+    if op == "sqrt":
+        return lambda xs: [f(x) if x >= 0 else NAN for x in xs]
+    if op in ("sin", "cos"):  # infinities give NaN
+        return lambda xs: [f(x) if x - x == 0 else NAN for x in xs]
+    # floor, ceil: infinities and NaN stay as they are
+    return lambda xs: [float(f(x)) if x - x == 0 else x for x in xs]
+
+
+def _guarded_unary(op, fast=None):
+    return _guarded(fast or _mapped(getattr(math, op)), _ieee_unary(op))
+
+
 _FLOAT_UNARY = {
     "neg": _mapped(neg),
     "abs": _mapped(abs),
-    "exp": _guarded(_mapped(math.exp), _exp),
-    "log": _guarded(_mapped(math.log), _log),
-    "sqrt": _guarded(_mapped(math.sqrt), _sqrt),
-    "sin": _guarded(_mapped(math.sin), _finite_only(math.sin)),
-    "cos": _guarded(_mapped(math.cos), _finite_only(math.cos)),
+    "exp": _guarded_unary("exp"),
+    "log": _guarded_unary("log"),
+    "sqrt": _guarded_unary("sqrt"),
+    "sin": _guarded_unary("sin"),
+    "cos": _guarded_unary("cos"),
     "tanh": _mapped(math.tanh),
     "sigmoid": _sigmoid,
     "relu": lambda xs: [0.0 if x < 0 else x for x in xs],
     "sign": lambda xs: [1.0 if x > 0 else (-1.0 if x < 0 else x) for x in xs],
     "erf": _mapped(math.erf),
-    "log1p": _guarded(_mapped(math.log1p), _log1p),
-    "expm1": _guarded(_mapped(math.expm1), _expm1),
-    "floor": _guarded(lambda xs: list(map(float, map(math.floor, xs))), _rounding(math.floor)),
-    "ceil": _guarded(lambda xs: list(map(float, map(math.ceil, xs))), _rounding(math.ceil)),
+    "log1p": _guarded_unary("log1p"),
+    "expm1": _guarded_unary("expm1"),
+    "floor": _guarded_unary("floor", lambda xs: list(map(float, map(math.floor, xs)))),
+    "ceil": _guarded_unary("ceil", lambda xs: list(map(float, map(math.ceil, xs)))),
     "square": lambda xs: [x * x for x in xs],
-    "reciprocal": _guarded(lambda xs: [1.0 / x for x in xs], _reciprocal),
+    "reciprocal": _guarded(
+        lambda xs: [1.0 / x for x in xs], lambda xs: [1.0 / x if x else math.copysign(INF, x) for x in xs]
+    ),
 }
 
 _INT_UNARY = {
@@ -172,6 +175,7 @@ def unary(op: str, a: PyArray) -> PyArray:
 
 # -- binary ---------------------------------------------------------------------------------------
 def _div(x, y):
+    """x / y with IEEE division by zero: nan for 0/0 and nan/0, else an infinity."""
     if y:
         return x / y
     if x != x or not x:
@@ -194,12 +198,6 @@ def _pow(x, y):
         return NAN  # negative base, non-integer power
 
 
-def _float_floordiv(x, y):
-    return x // y if y else _div(x, y)
-
-
-def _float_remainder(x, y):
-    return x % y if y else NAN
 
 
 def _int_pow(xs, ys):
@@ -225,12 +223,14 @@ _FLOAT_BINARY = {
     "add": _mapped(add),
     "sub": _mapped(sub),
     "mul": _mapped(mul),
-    "div": _guarded(_mapped(truediv), _div),
-    "pow": _guarded(_mapped(math.pow), _pow),
+    "div": _guarded(_mapped(truediv), lambda xs, ys: [x / y if y else _div(x, y) for x, y in zip(xs, ys)]),
+    "pow": _guarded(_mapped(math.pow), _mapped(_pow)),
     "maximum": lambda xs, ys: [x if x >= y or x != x else y for x, y in zip(xs, ys)],
     "minimum": lambda xs, ys: [x if x <= y or x != x else y for x, y in zip(xs, ys)],
-    "floordiv": _guarded(_mapped(floordiv), _float_floordiv),
-    "remainder": _guarded(_mapped(mod), _float_remainder),
+    "floordiv": _guarded(
+        _mapped(floordiv), lambda xs, ys: [x // y if y else _div(x, y) for x, y in zip(xs, ys)]
+    ),
+    "remainder": _guarded(_mapped(mod), lambda xs, ys: [x % y if y else NAN for x, y in zip(xs, ys)]),
     **_COMMON_BINARY,
 }
 
@@ -241,8 +241,8 @@ _INT_BINARY = {
     "pow": _int_pow,
     "maximum": lambda xs, ys: [x if x >= y else y for x, y in zip(xs, ys)],
     "minimum": lambda xs, ys: [x if x <= y else y for x, y in zip(xs, ys)],
-    "floordiv": _guarded(_mapped(floordiv), lambda x, y: x // y if y else 0),
-    "remainder": _guarded(_mapped(mod), lambda x, y: x % y if y else 0),
+    "floordiv": _guarded(_mapped(floordiv), lambda xs, ys: [x // y if y else 0 for x, y in zip(xs, ys)]),
+    "remainder": _guarded(_mapped(mod), lambda xs, ys: [x % y if y else 0 for x, y in zip(xs, ys)]),
     **_COMMON_BINARY,
 }
 
