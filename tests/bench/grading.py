@@ -1,0 +1,143 @@
+"""Grading latency and throughput of the judge server (a benchmark: it reports, asserts nothing).
+
+Starts ``uvicorn server.app:app`` on a free port with a fresh data directory and the real
+sandbox, posts N submissions of an exercise from C concurrent clients, polls until each is
+graded, and prints, for the Accepted path and for wrong submissions (which take a second,
+public-only run), p50/p95 of the latency from POST to verdict and the overall throughput.
+
+    .venv/bin/python tests/bench/grading.py                       # graph-walk, 100 submissions
+    .venv/bin/python tests/bench/grading.py --exercise sum-to -n 200 -c 20 --wrong 0.5
+    .venv/bin/python tests/bench/grading.py --url http://127.0.0.1:8000   # a running server
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "exercises"))
+
+from harness import catalog  # noqa: E402
+
+
+def start_server(data_dir: str, workers: int | None) -> tuple[subprocess.Popen, str]:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KAEL_")}
+    env.update(KAEL_DATA_DIR=data_dir, KAEL_RATE_LIMIT="0/60", KAEL_QUEUE_SIZE="100000",
+               KAEL_LOG_LEVEL="WARNING")
+    if workers:
+        env["KAEL_GRADING_WORKERS"] = str(workers)
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "server.app:app", "--host",
+                             "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+                            cwd=REPO, env=env, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(url + "/api/health", timeout=2).raise_for_status()
+            return proc, url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit("the server did not start")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def run(url: str, exercise, n: int, concurrency: int, wrong: float) -> None:
+    right = exercise.reference_source()
+    bad = exercise.starter()
+    health = httpx.get(url + "/api/health").json()
+    print(f"server: {health['grading_detail']}; {health['workers']} workers; cores: {os.cpu_count()}")
+    # warm-up: the first submission of an exercise also runs the reference (cached afterwards)
+    warm = httpx.post(url + "/api/submissions", json={"exercise_id": exercise.id, "code": right},
+                      headers={"X-Client-Token": "bench-warm-up-0123456789"}).json()["id"]
+    while httpx.get(f"{url}/api/submissions/{warm}", headers={"X-Client-Token": "bench-warm-up-0123456789"}).json()["status"] not in ("done", "error"):
+        time.sleep(0.05)
+
+    every = round(1 / wrong) if wrong > 0 else 0  # every k-th submission is the failing starter
+    plan = [bad if every and i % every == 0 else right for i in range(n)]
+    results: list[tuple[str, float, str]] = []
+    lock = threading.Lock()
+
+    def one(i: int) -> None:
+        token = f"bench-client-{i % concurrency:04d}-0123456789"
+        headers = {"X-Client-Token": token}
+        with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
+            start = time.monotonic()
+            sid = client.post("/api/submissions", json={"exercise_id": exercise.id, "code": plan[i]}).json()["id"]
+            while (body := client.get(f"/api/submissions/{sid}").json())["status"] not in ("done", "error"):
+                time.sleep(0.1)
+            with lock:
+                results.append((body["verdict"] or body["status"], time.monotonic() - start,
+                                "right" if plan[i] is right else "wrong"))
+
+    start = time.monotonic()
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        list(pool.map(one, range(n)))
+    elapsed = time.monotonic() - start
+
+    print(f"exercise {exercise.id}: {n} submissions, {concurrency} concurrent clients, "
+          f"{elapsed:.1f} s, throughput {n / elapsed:.1f} submissions/s")
+    for kind in ("right", "wrong"):
+        latencies = [t for _, t, k in results if k == kind]
+        if not latencies:
+            continue
+        verdicts = sorted({v for v, _, k in results if k == kind})
+        print(f"  {kind:5} ({len(latencies):4d}, {', '.join(verdicts)}): latency p50 "
+              f"{percentile(latencies, 0.5) * 1000:7.0f} ms, p95 {percentile(latencies, 0.95) * 1000:7.0f} ms, "
+              f"mean {statistics.mean(latencies) * 1000:7.0f} ms")
+    # one at a time: the grading time itself, without queueing
+    single = []
+    for _ in range(10):
+        t = time.monotonic()
+        sid = httpx.post(url + "/api/submissions", json={"exercise_id": exercise.id, "code": right},
+                         headers={"X-Client-Token": "bench-single-0123456789"}).json()["id"]
+        while httpx.get(f"{url}/api/submissions/{sid}", headers={"X-Client-Token": "bench-single-0123456789"}).json()["status"] not in ("done", "error"):
+            time.sleep(0.01)
+        single.append(time.monotonic() - t)
+    print(f"  alone (10 one after another, Accepted): p50 {percentile(single, 0.5) * 1000:.0f} ms, "
+          f"p95 {percentile(single, 0.95) * 1000:.0f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--exercise", default="graph-walk")
+    parser.add_argument("-n", type=int, default=100, help="submissions (default 100)")
+    parser.add_argument("-c", "--concurrency", type=int, default=10, help="concurrent clients")
+    parser.add_argument("--wrong", type=float, default=0.25,
+                        help="fraction of submissions that are the (failing) starter")
+    parser.add_argument("--workers", type=int, help="KAEL_GRADING_WORKERS (default: cores)")
+    parser.add_argument("--url", help="benchmark a server that is already running")
+    args = parser.parse_args()
+    exercise = catalog.find(args.exercise)
+    if args.url:
+        run(args.url, exercise, args.n, args.concurrency, args.wrong)
+        return
+    with tempfile.TemporaryDirectory(prefix="kael-bench-") as data:
+        proc, url = start_server(data, args.workers)
+        try:
+            run(url, exercise, args.n, args.concurrency, args.wrong)
+        finally:
+            proc.terminate()
+            proc.wait(15)
+
+
+if __name__ == "__main__":
+    main()
