@@ -125,7 +125,10 @@ class Pow(Function):
         saved = ctx.saved_tensors
         a, b = saved[0], saved[1]
         need = ctx.needs_input_grad
-        ga = g * b * a ** (b - 1) if need[0] else None
+        ga = None
+        if need[0]:
+            # 0 where b == 0 (PyTorch's convention): a**0 is constant, even at a == 0 (0 * 0**-1 is nan).
+            ga = where(b == 0, 0.0, g * b * a ** (b - 1))
         gb = None
         if need[1]:
             # d/db a**b = a**b * log(a); defined as 0 where a == 0 (PyTorch's convention).

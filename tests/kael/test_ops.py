@@ -648,6 +648,21 @@ def test_relu_abs_clamp_max_gradients_at_known_points():
     close(m.grad.tolist(), [[0.0, 1.0, 0.0]])  # max with dim: the index it returned
 
 
+def test_pow_gradient_conventions_at_zero():
+    # PyTorch's: d/da a**b is 0 where b == 0 (even at a == 0); d/db a**b is 0 where a == 0.
+    a = t64([0.0, 0.0, 2.0])
+    b = t64([0.0, 2.0, 0.0])
+    a.requires_grad_()
+    b.requires_grad_()
+    (a ** b).sum().backward()
+    close(a.grad.tolist(), [0.0, 0.0, 0.0])
+    close(b.grad.tolist(), [0.0, 0.0, math.log(2.0)])
+    x = t64([0.0, 1.5])
+    x.requires_grad_()
+    (x ** 0).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+
+
 def test_index_gradient_accumulates_repeated_indices():
     x = kael.zeros(4, requires_grad=True)
     x[[0, 0, 3, 0]].sum().backward()
