@@ -1,0 +1,101 @@
+"""Hidden tests of ledger."""
+
+import kael
+import kael.nn.functional as F
+from kael.utils import checkpoint
+
+
+def _mlp(x, w1, w2):
+    return F.silu(x @ w1) @ w2
+
+
+def _weights():
+    kael.manual_seed(0)
+    x = kael.randn(8, 32, requires_grad=True)
+    w1 = kael.randn(32, 64, requires_grad=True)
+    w2 = kael.randn(64, 32, requires_grad=True)
+    return x, w1, w2
+
+
+def test_notebook_mlp(m):
+    """ledger(mlp, [X, W1, W2]) for silu(X @ W1) @ W2: five saved tensors, two of them activations"""
+    out, records = m.ledger(_mlp, list(_weights()))
+    return [records, m.summary(records)]
+
+
+def test_notebook_mlp_checkpointed(m):
+    """ledger of kael.utils.checkpoint(mlp, X, W1, W2): only the three inputs are saved"""
+    out, records = m.ledger(lambda a, b, c: checkpoint(_mlp, a, b, c), list(_weights()))
+    return m.summary(records)
+
+
+def test_float64_bytes(m):
+    """a float64 product: 8 bytes per element"""
+    x = kael.ones(3, 5, dtype=kael.float64, requires_grad=True)
+    _, records = m.ledger(lambda t: (t * t.exp()).sum(), [x])
+    return [[r["bytes"], r["dtype"], r["kind"]] for r in records]
+
+
+def test_views_share_memory(m):
+    """x[:, :3] @ w.T: the saved view of x is an input, the saved w.T a parameter"""
+    kael.manual_seed(1)
+    x = kael.randn(4, 5, requires_grad=True)
+    w = kael.randn(2, 3, requires_grad=True)
+    _, records = m.ledger(lambda t: (t[:, :3] @ w.T).relu(), [x], {"w": w})
+    return [[r["kind"], r["name"], r["shape"]] for r in records]
+
+
+def test_same_tensor_saved_twice(m):
+    """x * x saves x twice: two records"""
+    x = kael.ones(4, requires_grad=True)
+    _, records = m.ledger(lambda t: t * t, [x])
+    return [[r["kind"], r["name"]] for r in records]
+
+
+def test_nothing_saved_under_no_grad(m):
+    """under kael.no_grad() nothing is saved"""
+    x = kael.ones(4, requires_grad=True)
+    with kael.no_grad():
+        _, records = m.ledger(lambda t: (t * t).exp(), [x])
+    return [records, m.summary(records)]
+
+
+def test_non_tensor_inputs(m):
+    """inputs may hold numbers: ledger(lambda t, s: (t * s).exp(), [x, 2.0])"""
+    x = kael.ones(2, requires_grad=True)
+    out, records = m.ledger(lambda t, s: (t * s).exp(), [x, 2.0])
+    return [[r["kind"], r["name"], r["bytes"]] for r in records]
+
+
+def test_inputs_before_parameters(m):
+    """a tensor passed both as input 0 and as parameter 'w' is booked as the input"""
+    w = kael.ones(3, requires_grad=True)
+    _, records = m.ledger(lambda t: (t * t).sum(), [w], {"w": w})
+    return [[r["kind"], r["name"]] for r in records]
+
+
+def test_backward_after_ledger_matches_plain(m):
+    """gradients after ledger(mlp, ...) equal those of a plain run"""
+    x, w1, w2 = _weights()
+    out, _ = m.ledger(_mlp, [x, w1, w2])
+    out.sum().backward()
+    with_ledger = [w1.grad.tolist()[0][:4], w2.grad.tolist()[0][:4]]
+    x, w1, w2 = _weights()
+    _mlp(x, w1, w2).sum().backward()
+    return [with_ledger, [w1.grad.tolist()[0][:4], w2.grad.tolist()[0][:4]]]
+
+
+def test_summary_empty(m):
+    """summary([])"""
+    return m.summary([])
+
+
+def test_parameters_of_two_layers(m):
+    """two nn.Linear layers with ReLU: names of the parameters booked, and the summary"""
+    import kael.nn as nn
+
+    kael.manual_seed(2)
+    net = nn.Sequential(nn.Linear(6, 5), nn.ReLU(), nn.Linear(5, 3))
+    x = kael.randn(4, 6)
+    _, records = m.ledger(net, [x], dict(net.named_parameters()))
+    return [[r["kind"], r["name"]] for r in records] + [m.summary(records)]
