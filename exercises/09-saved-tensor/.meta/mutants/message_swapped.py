@@ -1,0 +1,35 @@
+"""Mutant: raises with the versions the wrong way round (expected the current one, got the
+saved one)."""
+
+import kael
+
+MESSAGE = ("one of the variables needed for gradient computation has been modified by an "
+           "inplace operation: expected version {expected}, got {got}")
+
+
+class SavedTensor:
+    def __init__(self, tensor):
+        self._data = tensor.detach()
+        self._version = tensor._version
+
+    @property
+    def version(self):
+        return self._version
+
+    def unpack(self):
+        current = self._data._version
+        if current != self._version:
+            raise RuntimeError(MESSAGE.format(expected=current, got=self._version))
+        return self._data
+
+
+class Cube(kael.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.saved_x = SavedTensor(x)
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        x = ctx.saved_x.unpack()
+        return 3 * x * x * g
