@@ -1,0 +1,144 @@
+"""Hidden tests of dependencies."""
+
+import kael
+import kael.nn as nn
+
+
+def _nodes(root):
+    order, seen, stack = [], set(), [root]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        order.append(node)
+        stack.extend(reversed([ni.edge for ni in node.inputs if ni.edge is not None]))
+    return order
+
+
+def _counts(m, root):
+    deps = m.count_dependencies(root)
+    return [[n.name(), deps.get(n)] for n in _nodes(root)] + [len(deps)]
+
+
+def _edges_in(root):
+    counts = {}
+    for n in _nodes(root):
+        for ni in n.inputs:
+            if ni.edge is not None:
+                counts[ni.edge] = counts.get(ni.edge, 0) + 1
+    return counts
+
+
+def _is_topological(order, root):
+    position = {}
+    for i, node in enumerate(order):
+        if node in position:
+            return False
+        position[node] = i
+    nodes = _nodes(root)
+    if len(order) != len(nodes) or set(position) != set(nodes):
+        return False
+    return all(position[n] < position[ni.edge] for n in nodes for ni in n.inputs if ni.edge is not None)
+
+
+def test_cube(m):
+    """count_dependencies for y = x * x * x"""
+    x = kael.tensor([2.0], requires_grad=True)
+    return _counts(m, (x * x * x).grad_fn)
+
+
+def test_fan_out(m):
+    """a leaf used by 50 different operations, summed: its count is 50"""
+    x = kael.tensor([1.0], requires_grad=True)
+    y = x * 1.0
+    for i in range(2, 51):
+        y = y + x * float(i)
+    deps = m.count_dependencies(y.grad_fn)
+    acc = [n for n in deps if isinstance(n, kael.autograd.AccumulateGrad)]
+    return [len(acc), deps[acc[0]], len(deps)]
+
+
+def test_counts_equal_edges(m):
+    """on a small transformer-like block, every count equals the number of edges into the node"""
+    kael.manual_seed(0)
+    x = kael.randn(3, 4, requires_grad=True)
+    w = kael.randn(4, 4, requires_grad=True)
+    h = (x @ w).softmax(-1) @ w.T + x
+    y = (h * h).mean() + h.tanh().sum()
+    deps = m.count_dependencies(y.grad_fn)
+    edges = _edges_in(y.grad_fn)
+    return [all(deps.get(n) == edges.get(n, 0) for n in _nodes(y.grad_fn)), len(deps) == len(_nodes(y.grad_fn))]
+
+
+def test_mlp(m):
+    """count_dependencies for an MLP loss: names and counts"""
+    kael.manual_seed(1)
+    net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    loss = nn.functional.mse_loss(net(kael.randn(5, 3)), kael.zeros(5, 2))
+    return _counts(m, loss.grad_fn)
+
+
+def test_deep_chain_counts(m):
+    """a chain of 5,000 additions: every count is 1 (no recursion)"""
+    x = kael.tensor([1.0], requires_grad=True)
+    y = x
+    for _ in range(5000):
+        y = y + 1.0
+    deps = m.count_dependencies(y.grad_fn)
+    return [len(deps), sorted(set(deps.values()))]
+
+
+def test_deep_chain_order(m):
+    """topological_order on a chain of 3,000 multiplications with a diamond at the bottom"""
+    x = kael.tensor([1.0], requires_grad=True)
+    y = x * 2 + x.exp()
+    for _ in range(3000):
+        y = y * 1.0001
+    order = m.topological_order(y.grad_fn)
+    return [len(order), _is_topological(order, y.grad_fn)]
+
+
+def test_ladder_order(m):
+    """topological_order on a ladder of 20 diamonds (each rung's node used twice)"""
+    x = kael.tensor([0.5], requires_grad=True)
+    y = x
+    for _ in range(20):
+        y = y.sin() + y.cos()
+    order = m.topological_order(y.grad_fn)
+    return [len(order), _is_topological(order, y.grad_fn)]
+
+
+def test_order_with_long_and_short_paths(m):
+    """a node fed by a short path and a long one comes after both"""
+    x = kael.tensor([1.0], requires_grad=True)
+    a = x.exp()
+    long_path = a
+    for _ in range(5):
+        long_path = long_path * 1.5
+    y = (long_path + a).sum()
+    order = m.topological_order(y.grad_fn)
+    return [_is_topological(order, y.grad_fn), [n.name() for n in order][-2:]]
+
+
+def test_root_alone(m):
+    """count_dependencies of an AccumulateGrad node alone: {node: 0}"""
+    x = kael.tensor([1.0], requires_grad=True)
+    acc = (x * 1).grad_fn.next_functions[0][0]
+    deps = m.count_dependencies(acc)
+    return [len(deps), deps.get(acc), [n.name() for n in m.topological_order(acc)]]
+
+
+def test_counts_reach_zero_in_order(m):
+    """replaying topological_order and decrementing the counts: each node is at 0 when reached"""
+    x = kael.tensor([1.0, 2.0], requires_grad=True)
+    w = kael.tensor([3.0, 4.0], requires_grad=True)
+    y = ((x * w).exp() + x * x + w).sum()
+    deps = dict(m.count_dependencies(y.grad_fn))
+    ok = True
+    for node in m.topological_order(y.grad_fn):
+        ok = ok and deps[node] == 0
+        for ni in node.inputs:
+            if ni.edge is not None:
+                deps[ni.edge] -= 1
+    return ok
