@@ -171,9 +171,14 @@ class NumpyBackend(Backend):
 
     def getitem(self, a, key):
         try:
-            return a[key]
+            out = a[key]
         except IndexError as e:
             raise _index_error(e, a) from None
+        if not isinstance(out, np.ndarray):
+            # numpy gives a scalar copy for a[i, j]; with a trailing Ellipsis it gives the 0-d view
+            # a tensor needs (x[0].fill_(1) must write into x).
+            out = a[key + (Ellipsis,)]
+        return out
 
     def setitem(self, a, key, value):
         try:

@@ -342,6 +342,10 @@ def test_basic_indexing_and_slicing_share_storage():
     assert_view(b[..., 1:3], b, (2, 3, 2), (12, 4, 1), 1)
     assert_view(b[1, ..., 0], b, (3,), (4,), 12)
     assert x[2, 3].shape == () and x[2, 3].item() == 11.0
+    assert_view(x[2, 3], x, (), (), 11)  # a 0-d view, not a copy of the number
+    x[2, 3].add_(100.0)
+    x[0][1].fill_(-1.0)
+    assert x[2, 3].item() == 111.0 and x[0, 1].item() == -1.0 and x._version == 2
     assert x[1:1].shape == (0, 4)
 
 
@@ -637,3 +641,62 @@ def test_math_dunders_and_comparisons():
     assert (~b).tolist() == [False, True] and (b & ~b).tolist() == [False, False]
     assert (b | ~b).tolist() == [True, True]
     assert math.isclose(kael.tensor(4.0).sqrt().item(), 2.0)
+
+
+# -- property: basic indexing is a view with numpy's (and Python lists') semantics -------------------
+
+
+def _reference(nested, key):
+    """Python list indexing applied dim by dim: the meaning of ints and slices."""
+    if not key:
+        return nested
+    k, rest = key[0], key[1:]
+    if isinstance(k, int):
+        return _reference(nested[k], rest)
+    return [_reference(item, rest) for item in nested[k]]
+
+
+def test_random_basic_indexing_is_a_view_with_list_semantics():
+    hypothesis = pytest.importorskip("hypothesis")
+    st = pytest.importorskip("hypothesis.strategies")
+
+    @st.composite
+    def shapes_and_keys(draw):
+        shape = draw(st.lists(st.integers(1, 4), min_size=1, max_size=3))
+        key = []
+        for n in shape[: draw(st.integers(1, len(shape)))]:
+            if draw(st.booleans()):
+                key.append(draw(st.integers(-n, n - 1)))
+            else:
+                start = draw(st.none() | st.integers(-n - 1, n + 1))
+                stop = draw(st.none() | st.integers(-n - 1, n + 1))
+                key.append(slice(start, stop, draw(st.none() | st.integers(1, 3))))
+        return tuple(shape), tuple(key)
+
+    @hypothesis.settings(max_examples=60, deadline=None)
+    @hypothesis.given(shapes_and_keys(), st.booleans())
+    def check(shape_key, transposed):
+        shape, key = shape_key
+        n = 1
+        for s in shape:
+            n *= s
+        base = kael.arange(n, dtype=kael.float64).reshape(*reversed(shape)).T if transposed else \
+            kael.arange(n, dtype=kael.float64).reshape(*shape)
+        view = base[key]
+        assert view.untyped_storage() is base.untyped_storage()
+        assert view.tolist() == _reference(base.tolist(), key) or view.numel() == 0
+        if view.numel():
+            version = base._version
+            view.fill_(-1.0)
+            assert base._version == version + 1
+            assert _reference(base.tolist(), key) == view.tolist()
+            assert sum(v == -1.0 for v in base.reshape(-1).tolist()) == view.numel()
+        leaf = kael.arange(n, dtype=kael.float64).reshape(*shape).requires_grad_()
+        picked = leaf[key]
+        if picked.numel():
+            picked.sum().backward()
+            marks = kael.zeros(*shape, dtype=kael.float64)
+            marks[key] = 1.0
+            assert leaf.grad.tolist() == marks.tolist()
+
+    check()
