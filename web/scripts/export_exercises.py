@@ -28,14 +28,20 @@ def export(out: Path) -> int:
     sys.path.insert(0, str(EXERCISES))
     from harness import catalog
 
-    exercises = catalog.load_all(EXERCISES) if EXERCISES.is_dir() else []
     folder = out / "exercises"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True)
 
     summaries = []
-    for exercise in exercises:
-        public = exercise.public_dict()
+    for path in sorted(EXERCISES.iterdir()) if EXERCISES.is_dir() else []:
+        if not (path / ".meta" / "config.json").is_file():
+            continue
+        try:
+            exercise = catalog.load(path)
+            public = exercise.public_dict()
+        except (OSError, ValueError, KeyError) as exc:  # an exercise still being written
+            print(f"export_exercises: skipping {path.name}: {exc}", file=sys.stderr)
+            continue
         secrets = [exercise.reference_source(), exercise.hidden_tests_source()]
         text = json.dumps(public, ensure_ascii=False)
         for secret in secrets:
@@ -43,6 +49,7 @@ def export(out: Path) -> int:
                 raise SystemExit(f"export_exercises: {exercise.id}: a .meta/ file leaked into the export")
         (folder / f"{exercise.id}.json").write_text(text, encoding="utf-8")
         summaries.append(exercise.summary())
+    summaries.sort(key=lambda e: e["number"])
     (out / "exercises.json").write_text(
         json.dumps({"data": summaries, "count": len(summaries)}, ensure_ascii=False), encoding="utf-8"
     )

@@ -160,9 +160,16 @@ export function startApp(root: HTMLElement): void {
             {},
             h(
               "button",
-              { type: "button", class: "example-item", "data-example": ex.id, onclick: () => openExample(ex) },
+              {
+                type: "button",
+                class: "example-item",
+                "data-example": ex.id,
+                "aria-label": ex.title[lang],
+                "aria-describedby": `example-${ex.id}`,
+                onclick: () => openExample(ex),
+              },
               h("span", { class: "example-title" }, ex.title[lang]),
-              h("span", { class: "example-summary" }, ex.summary[lang]),
+              h("span", { class: "example-summary", id: `example-${ex.id}` }, ex.summary[lang]),
             ),
           ),
         ),

@@ -27,9 +27,13 @@ function protectMath(source: string): { text: string; math: string[] } {
   return { text, math };
 }
 
-export function renderMarkdown(source: string): string {
+/** `headingOffset` demotes headings (h1 -> h3 for 2), so a statement fits the page's outline. */
+export function renderMarkdown(source: string, headingOffset = 2): string {
   const { text, math } = protectMath(source);
-  const html = marked.parse(text, { async: false, gfm: true }) as string;
+  const html = (marked.parse(text, { async: false, gfm: true }) as string).replace(
+    /<(\/?)h([1-6])\b/g,
+    (_m, slash: string, level: string) => `<${slash}h${Math.min(6, Number(level) + headingOffset)}`,
+  );
   const withMath = html.replace(/KAELMATH(\d+)X/g, (_m, i: string) => math[Number(i)] ?? "");
   return DOMPurify.sanitize(withMath, { USE_PROFILES: { html: true, mathMl: true, svg: true } });
 }

@@ -1,0 +1,188 @@
+"""End-to-end fixtures: the real judge server serving the built front end, and Debian's Chromium
+driven by Playwright (../shared/RECIPES.md). Every test fails on a console error, an uncaught page
+error, or a request to any host other than the local server."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DIST = REPO / "web" / "dist"
+SCREENSHOTS = REPO / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/e2e" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.e2e)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _health(url: str) -> dict | None:
+    try:
+        with urllib.request.urlopen(url + "/api/health", timeout=2) as r:
+            return json.loads(r.read())
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+
+
+class Server:
+    """``python -m uvicorn server.app:app`` on a free port, with KAEL_* settings from ``env``."""
+
+    def __init__(self, env: dict, log: Path):
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        environ = {k: v for k, v in os.environ.items() if not k.startswith("KAEL_")}
+        environ.update(env)
+        with open(log, "ab") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "uvicorn", "server.app:app", "--host", "127.0.0.1",
+                 "--port", str(self.port), "--log-level", "warning"],
+                cwd=REPO, env=environ, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        self.log = log
+
+    def wait(self, timeout: float = 60.0) -> dict:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            health = _health(self.url)
+            if health is not None:
+                return health
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"the server did not start:\n{self.log.read_text()[-3000:]}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """The real server with the real sandbox; KAEL_SANDBOX=off only when the sandbox cannot run
+    here (not root, or its self-test fails), said loudly in the test output."""
+    if not (DIST / "index.html").is_file():
+        pytest.fail("web/dist is not built: run `make web` (make test does it first)")
+    data = tmp_path_factory.mktemp("server-data")
+    log = data / "server.log"
+    base = {"KAEL_DATA_DIR": str(data), "KAEL_RATE_LIMIT": "1000/60"}
+    srv = Server(base, log)
+    health = srv.wait()
+    if health.get("grading") != "sandbox":
+        srv.stop()
+        sys.stderr.write(
+            f"\n[e2e] grading sandbox not available here ({health.get('grading_detail')}); "
+            "starting the server with KAEL_SANDBOX=off\n"
+        )
+        srv = Server({**base, "KAEL_SANDBOX": "off"}, log)
+        health = srv.wait()
+    assert health["frontend_built"], health
+    srv.health = health
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def base_url(server):
+    return server.url
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: make setup installs Debian's chromium")
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "viewport": {"width": 1440, "height": 900}, "locale": "en-US"}
+
+
+class PageWatch:
+    """Console errors, page errors and non-local requests seen during one test."""
+
+    def __init__(self):
+        self.problems: list[str] = []
+        self.requests: list[str] = []
+
+    def attach(self, context, page):
+        context.on("request", self._request)
+        self.attach_page(page)
+
+    def attach_page(self, page):
+        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console error: {m.text}"))
+        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        page.on("worker", lambda w: w.on("console", lambda m: m.type == "error" and self.problems.append(
+            f"worker console error: {m.text}")))
+
+    def _request(self, request):
+        self.requests.append(request.url)
+        parsed = urlparse(request.url)
+        if parsed.scheme in ("data", "blob", "about"):
+            return
+        if parsed.hostname not in LOCAL_HOSTS:
+            self.problems.append(f"non-local request: {request.url}")
+
+
+@pytest.fixture
+def watch(context, page):
+    w = PageWatch()
+    w.attach(context, page)
+    yield w
+    assert not w.problems, "\n".join(w.problems)
+
+
+@pytest.fixture
+def app(page, watch, base_url):
+    """The playground page, loaded and ready to run Python."""
+    from playwright.sync_api import expect
+
+    page.goto(base_url + "/")
+    expect(page.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=60_000)
+    return page
+
+
+@pytest.fixture(scope="session")
+def screenshots():
+    SCREENSHOTS.mkdir(exist_ok=True)
+    return SCREENSHOTS
+
+
+def pytest_report_header(config):
+    return f"e2e: chromium {CHROMIUM} ({'present' if shutil.which(CHROMIUM) else 'missing'})"
