@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ... import dtype as dt
 from ..errors import fmt_shape
-from .array import PyArray, new, values
+from .array import PyArray, elements, new
 from .shape import permute
 
 NAN = float("nan")
@@ -23,7 +23,7 @@ def _groups(a: PyArray, dims):
     k = 1
     for d in reduced:
         k *= a.shape[d]
-    return values(v), k, tuple(a.shape[d] for d in kept)
+    return elements(v), k, tuple(a.shape[d] for d in kept)
 
 
 def _out_shape(a: PyArray, dims, kept_shape, keepdim):
@@ -118,7 +118,7 @@ def _first_nan(group):
 def _arg(name, pick, a: PyArray, dim, keepdim: bool) -> PyArray:
     """Index of the first extreme along ``dim`` (the first NaN wins, as in numpy)."""
     if dim is None:
-        vals, k, kept = values(a), a.size, ()
+        vals, k, kept = elements(a), a.size, ()
         shape = (1,) * len(a.shape) if keepdim else ()
     else:
         vals, k, kept = _groups(a, (dim,))
