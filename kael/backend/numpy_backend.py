@@ -233,7 +233,7 @@ class NumpyBackend(Backend):
             out = np.maximum(out, a.dtype.type(lo))
         if hi is not None:
             out = np.minimum(out, a.dtype.type(hi))
-        return np.array(out, copy=True) if out is a else out
+        return np.array(out, copy=True) if out is a else np.asarray(out)  # 0-d stays an array
 
     def sum(self, a, dims, keepdim):
         if a.dtype == np.bool_:

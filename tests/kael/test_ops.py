@@ -127,6 +127,9 @@ def test_clamp_maximum_minimum_where_values():
     close(kael.clamp(x, max=0.0).tolist(), [-2.0, -0.5, 0.0, 0.0])
     with pytest.raises(RuntimeError, match="at least one of 'min' or 'max'"):
         x.clamp()
+    c = t64(0.5).clamp(0.0, 0.2)  # 0-d results stay tensors one can write to
+    c.add_(1.0)
+    assert c.item() == 1.2 and c.shape == ()
     y = t64([0.0, -1.0, 1.0, 3.0])
     close(kael.maximum(x, y).tolist(), [0.0, -0.5, 1.0, 3.0])
     close(kael.minimum(x, y).tolist(), [-2.0, -1.0, 0.5, 2.0])
