@@ -113,3 +113,46 @@ def test_broadcast_matmul_gradients_match_pytorch():
         (t_out * torch.tensor(weights, dtype=torch.float64)).sum().backward()
         assert_same(ka.grad, ta.grad)
         assert_same(kb.grad, tb.grad)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib, ps: lib.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
+    lambda lib, ps: lib.optim.SGD(ps, lr=0.1, momentum=0.8, nesterov=True),
+    lambda lib, ps: lib.optim.SGD(ps, lr=0.05, momentum=0.5, dampening=0.2),
+    lambda lib, ps: lib.optim.Adam(ps, lr=0.05),
+    lambda lib, ps: lib.optim.Adam(ps, lr=0.01, betas=(0.8, 0.95), eps=1e-6, weight_decay=0.1),
+], ids=["sgd momentum wd", "sgd nesterov", "sgd dampening", "adam", "adam wd"])
+def test_optimizer_steps_match_pytorch(make):
+    g = kael.Generator(8)
+    w_vals, x_vals = random_values(g, 3, 2), random_values(g, 4, 3)
+    kw, tw = kt(w_vals), tt(w_vals)
+    kx, tx = kt(x_vals, False), tt(x_vals, False)
+    kopt, topt = make(kael, [kw]), make(torch, [tw])
+    for _ in range(5):
+        for lib, w, x, opt in ((kael, kw, kx, kopt), (torch, tw, tx, topt)):
+            opt.zero_grad()
+            ((x @ w).tanh() ** 2).sum().backward()
+            opt.step()
+        assert_same(kw, tw)
+
+
+def test_cross_entropy_variants_match_pytorch():
+    g = kael.Generator(6)
+    vals = random_values(g, 4, 3)
+    probs = kael.randn(4, 3, dtype=kael.float64, generator=g).softmax(1).tolist()
+    target = [2, -100, 0, 2]
+    for kwargs in ({}, {"reduction": "sum"}, {"reduction": "none"}):
+        ka, ta = kt(vals), tt(vals)
+        k_out = F.cross_entropy(ka, kael.tensor(target), **kwargs)
+        t_out = TF.cross_entropy(ta, torch.tensor(target), **kwargs)
+        assert_same(k_out, t_out)
+        k_out.sum().backward()
+        t_out.sum().backward()
+        assert_same(ka.grad, ta.grad)
+        ka, ta = kt(vals), tt(vals)
+        k_out = F.cross_entropy(ka, kt(probs, False), **kwargs)
+        t_out = TF.cross_entropy(ta, tt(probs, False), **kwargs)
+        assert_same(k_out, t_out)
+        k_out.sum().backward()
+        t_out.sum().backward()
+        assert_same(ka.grad, ta.grad)
