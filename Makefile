@@ -45,8 +45,8 @@ PYODIDE_PINS := \
 
 # Lane (a) runs the whole tree on numpy; lane (b) runs these on the pure-Python backend.
 PYTHON_LANE_DIRS := tests/kael tests/exercises
-# Lane (c) runs this inside Pyodide under Node.
-PYODIDE_LANE_DIRS := tests/kael
+# Lane (c) runs these inside Pyodide under Node (the harness's in-process path is the browser's).
+PYODIDE_LANE_DIRS := tests/kael tests/exercises/test_inprocess.py
 
 .PHONY: setup system-packages pyodide-wheels wheel web test test-numpy test-python test-pyodide \
 	serve bench clean
