@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["Tolerance", "compare_outcomes", "first_difference", "render", "score_accuracy"]
+__all__ = ["Tolerance", "compare_outcomes", "first_difference", "render", "score_accuracy", "strip_frames"]
 
 PASSED, FAILED, ERROR = "passed", "failed", "error"
 
@@ -117,6 +117,26 @@ def score_accuracy(value, labels, minimum: float):
     return (PASSED, "") if accuracy >= minimum else (FAILED, message)
 
 
+HIDDEN_TEST_FILE = "hidden_test.py"
+
+
+def strip_frames(trace: str, filename: str) -> str:
+    """``trace`` (a formatted traceback) without the frames of ``filename``: the learner keeps the
+    frames of their own code, and the source lines of hidden tests stay hidden."""
+    out, skipping = [], False
+    for line in trace.splitlines():
+        if line.startswith("  File "):
+            skipping = line.startswith(f'  File "{filename}"')
+            if skipping:
+                continue
+        elif skipping and line.startswith("    "):
+            continue
+        else:
+            skipping = False
+        out.append(line)
+    return "\n".join(out)
+
+
 def compare_outcomes(actual: dict | None, expected: dict, tol: Tolerance, *, reveal: bool = True,
                      min_accuracy: float | None = None):
     """``(status, message)`` for one case: ``passed``, ``failed`` or ``error``. With
@@ -139,6 +159,8 @@ def compare_outcomes(actual: dict | None, expected: dict, tol: Tolerance, *, rev
             return FAILED, f"raised {_raised(got)}\n  expected it to raise {_raised(want)}"
         message = f"raised {_raised(got)}"
         trace = got.get("traceback")
+        if trace and not reveal:
+            trace = strip_frames(trace, HIDDEN_TEST_FILE)
         if trace:
             message += "\n" + trace.rstrip()
         return ERROR, message

@@ -166,7 +166,10 @@ def run_child(exercise, code, cases, runner, limits, env):
         for p in task_dir.iterdir():
             os.chmod(p, 0o644)
         nonce = secrets.token_hex(16)
-        result = runner.run(task_dir, ["child.py", "job.json"], limits, stdin=(nonce + "\n").encode(), env=env)
+        try:
+            result = runner.run(task_dir, ["child.py", "job.json"], limits, stdin=(nonce + "\n").encode(), env=env)
+        except Exception as exc:  # the runner itself failed (kael not importable, no sandbox, ...)
+            raise HarnessError(f"the runner could not run the child: {exc}") from exc
         return ChildRun(result, nonce)
     finally:
         shutil.rmtree(task_dir, ignore_errors=True)

@@ -183,6 +183,19 @@ def test_hidden_values_can_be_kept_out_of_messages():
     assert all("AccumulateGrad" not in t["message"] for t in hidden)
 
 
+def test_hidden_test_source_stays_out_of_tracebacks():
+    code = CORRECT.replace("def leaf_tensors(fn):\n", "def leaf_tensors(fn):\n    raise ValueError('mine')\n")
+    report = grade(EXERCISE, code, reveal_hidden=False)
+    hidden = [t for t in report["tests"] if t["hidden"] and t["status"] == "error"]
+    assert hidden
+    for t in hidden:
+        assert "ValueError: mine" in t["message"]
+        assert 'File "graph_walk.py"' in t["message"]
+        assert "hidden_test.py" not in t["message"]
+    public = [t for t in report["tests"] if not t["hidden"] and t["status"] == "error"]
+    assert any("public_test.py" in t["message"] for t in public)
+
+
 def test_syntax_error_has_line_and_column():
     report = grade(EXERCISE, "import kael\n\ndef walk(fn:\n    return []\n")
     assert report["verdict"] == "Syntax Error"
