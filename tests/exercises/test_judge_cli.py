@@ -114,3 +114,30 @@ def test_missing_file_exits_2(tmp_path):
     result = judge("check", "graph-walk", str(tmp_path / "nope.py"))
     assert result.returncode == 2
     assert "cannot read" in result.stderr
+
+
+def test_colours_on_a_terminal():
+    import pty
+
+    main_fd, child_fd = pty.openpty()
+    env = dict(os.environ, TERM="xterm")
+    env.pop("NO_COLOR", None)
+    proc = subprocess.Popen(
+        [sys.executable, str(JUDGE), "check", "graph-walk", str(GRAPH_WALK.path / ".meta" / "reference.py"), "--public-only"],
+        stdout=child_fd, stderr=subprocess.PIPE, env=env,
+    )
+    os.close(child_fd)
+    chunks = []
+    while True:
+        try:
+            data = os.read(main_fd, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=120)
+    os.close(main_fd)
+    output = b"".join(chunks).decode()
+    assert proc.returncode == 0
+    assert "\x1b[1;32mAccepted\x1b[0m" in output
