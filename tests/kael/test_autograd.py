@@ -90,6 +90,21 @@ def test_AutogradEngine_RepeatedInputAccumulates():
     assert x.grad.tolist() == [2.0, -4.0, 6.0]  # 2x, not x
 
 
+class _Unraisable:
+    """Collects exceptions raised where Python can only report them (``__del__`` during
+    destruction), which would otherwise pass unnoticed."""
+
+    def __enter__(self):
+        self.errors = []
+        self._previous = sys.unraisablehook
+        sys.unraisablehook = lambda info: self.errors.append(info.exc_value)
+        return self
+
+    def __exit__(self, *exc):
+        sys.unraisablehook = self._previous
+        return False
+
+
 def _chain(n):
     x = kael.zeros(1, dtype=F64, requires_grad=True)
     y = x
@@ -105,8 +120,10 @@ def test_AutogradEngine_DeepChainDestructionWithoutBackward():
     gc_was_enabled = gc.isenabled()
     gc.disable()  # freed by reference counting alone: no cycles, no collector needed
     try:
-        del y  # must not raise RecursionError or overflow the C stack
+        with _Unraisable() as unraisable:
+            del y  # must not raise RecursionError or overflow the C stack
         assert first() is None
+        assert unraisable.errors == []
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -118,8 +135,9 @@ def test_AutogradEngine_DeepChainBackwardAndDestruction():
     first = weakref.ref(y.grad_fn)
     y.sum().backward()
     assert x.grad.tolist() == [1.0]
-    del y
-    assert first() is None
+    with _Unraisable() as unraisable:
+        del y
+    assert first() is None and unraisable.errors == []
 
 
 def test_AutogradEngine_SecondBackwardWithoutRetainThrows():
