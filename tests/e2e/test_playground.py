@@ -163,3 +163,37 @@ def test_exercise_fails_with_starter_passes_with_reference_and_is_accepted_by_th
 
     app.get_by_role("button", name=re.compile("All exercises")).click()
     expect(app.locator(f'.exercise-item[data-id="{EXERCISE}"] .status')).to_have_text("accepted")
+
+
+def test_training_example_streams_the_loss_to_the_plot(app: Page, screenshots):
+    app.get_by_role("button", name="Train an MLP on two moons").click()
+    run(app)
+    legend = app.get_by_test_id("plot-legend")
+    expect(app.get_by_role("tab", name="Plot")).to_have_attribute("aria-selected", "true", timeout=60_000)
+    expect(legend).to_contain_text("loss:", timeout=60_000)
+    wait_idle(app, 120_000)
+    expect(legend).to_contain_text("(120 points)")
+    app.get_by_role("tab", name="Console").click()
+    expect(console(app)).to_contain_text("step 119")
+    app.get_by_role("tab", name="Plot").click()
+    app.screenshot(path=screenshots / "plot.png")
+
+
+def test_chinese_text_and_dark_theme(app: Page, screenshots):
+    app.get_by_role("button", name="切换到中文").click()
+    expect(app.get_by_role("button", name="运行", exact=True)).to_be_enabled()
+    expect(app.get_by_role("tab", name="控制台")).to_be_visible()
+    assert app.evaluate("document.documentElement.lang") == "zh-CN"
+    app.get_by_role("button", name="深色主题").click()
+    assert app.evaluate("document.documentElement.dataset.theme") == "dark"
+    app.get_by_role("button", name="菱形追踪（ADR 0005）").click()
+    app.get_by_role("button", name="运行", exact=True).click()
+    expect(app.get_by_test_id("trace-position")).to_have_text("第 0 步，共 5 步", timeout=60_000)
+    app.get_by_role("button", name="最后一步").click()
+    expect(app.get_by_test_id("trace-position")).to_have_text("第 5 步，共 5 步")
+    app.get_by_role("tab", name="练习").click()
+    expect(app.locator(".exercise-item").first).to_be_visible()
+    app.screenshot(path=screenshots / "zh-dark.png")
+    app.reload()  # both choices are kept
+    expect(app.get_by_role("button", name="运行", exact=True)).to_be_visible()
+    assert app.evaluate("document.documentElement.dataset.theme") == "dark"

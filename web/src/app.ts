@@ -260,7 +260,13 @@ export function startApp(root: HTMLElement): void {
     if (state.phase === "ready") {
       statusText.textContent = t("status.ready");
       statusText.title = t("status.ready.detail", { ...state.versions, seconds: formatSeconds(state.loadMs) });
-      statusStages.append(h("span", { class: "stage done", "data-testid": "load-time" }, formatSeconds(state.loadMs)));
+      const breakdown = STAGES.map((stage) => {
+        const s = state.stages[stage];
+        return `${t(`stage.${stage}`)} ${s?.end !== undefined ? formatSeconds(s.end - s.start) : "?"}`;
+      }).join(" · ");
+      statusStages.append(
+        h("span", { class: "stage done", "data-testid": "load-time", title: breakdown, "data-stages": breakdown }, formatSeconds(state.loadMs)),
+      );
     } else if (state.phase === "running") {
       statusText.textContent = t("status.running");
     } else {

@@ -39,7 +39,16 @@ export class GraphCanvas {
         {},
         s(
           "marker",
-          { id: markerId, viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" },
+          {
+            id: markerId,
+            viewBox: "0 0 10 10",
+            refX: "9",
+            refY: "5",
+            markerWidth: "9",
+            markerHeight: "9",
+            markerUnits: "userSpaceOnUse",
+            orient: "auto-start-reverse",
+          },
           s("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead" }),
         ),
       ),
@@ -72,10 +81,17 @@ export class GraphCanvas {
     const marker = `url(#${this.svg.dataset.marker})`;
     const links = s("g", { class: "links" });
     const items = s("g", { class: "items" });
-    this.root.append(links, items);
+    const badges = s("g", { class: "badges", "aria-hidden": "true" });
+    this.root.append(links, items, badges);
 
     for (const l of layout.links) links.append(this.drawLink(l, marker));
-    for (const item of layout.items) items.append(this.drawItem(item));
+    for (const item of layout.items) {
+      items.append(this.drawItem(item));
+      // Counts and buffers sit above a node's top-right corner, on a layer above every node.
+      const badge = s("text", { x: item.x + item.width / 2, y: item.y - item.height / 2 - 4, class: "badge", "text-anchor": "end" });
+      this.badgeEls.set(item.id, badge);
+      badges.append(badge);
+    }
     requestAnimationFrame(() => this.fit());
   }
 
@@ -83,11 +99,7 @@ export class GraphCanvas {
     const d = pathThrough(l.points);
     const path = s("path", { d, class: `link ${l.kind}`, "marker-end": marker });
     const mid = l.points[Math.floor(l.points.length / 2)] ?? { x: 0, y: 0 };
-    const label = s("text", { x: mid.x + 6, y: mid.y - 4, class: "link-label" });
-    if (l.inputNr !== null && l.kind === "edge") {
-      // input_nr, so that "which input is this?" is answered on the drawing itself
-      label.textContent = "";
-    }
+    const label = s("text", { x: mid.x + 6, y: mid.y - 4, class: "link-label" }); // gradient sent, in a trace
     const group = s("g", { class: "link-group", "data-id": l.id }, path, label);
     this.linkEls.set(l.id, { path, label, group });
     return group;
@@ -104,8 +116,6 @@ export class GraphCanvas {
     const lines = item.lines.map((line, i) =>
       s("text", { x: item.x, y: y + PAD_Y + 12 + (i + 1) * LINE_H, class: "line", "text-anchor": "middle" }, line),
     );
-    const badge = s("text", { x: x + item.width + 4, y: y + 12, class: "badge" });
-    this.badgeEls.set(item.id, badge);
     const accessible = [item.title, ...item.lines].join(", ");
     const group = s(
       "g",
@@ -121,7 +131,6 @@ export class GraphCanvas {
       shape,
       title,
       ...lines,
-      badge,
     );
     const select = () => this.select(item.id);
     group.addEventListener("click", (e) => {
@@ -172,7 +181,7 @@ export class GraphCanvas {
     if (!this.layout) return;
     const box = this.svg.getBoundingClientRect();
     if (box.width === 0 || box.height === 0) return;
-    const margin = 90; // room for the count/buffer badges beside nodes
+    const margin = 40; // room for the count/buffer badges and edge labels
     const k = Math.min(1.4, Math.min(box.width / (this.layout.width + margin), box.height / (this.layout.height + 20)));
     this.view = {
       k,

@@ -81,8 +81,8 @@ export function describeItem(item: LayoutItem, data: GraphData | null): HTMLElem
   if (item.node) {
     const node = item.node;
     out.push(h("p", { class: "detail-title" }, node.label), h("p", { class: "muted" }, t(`graph.kind.${node.kind}`)));
-    if (node.doc) out.push(h("p", { class: "doc" }, node.doc));
-    out.push(h("h4", {}, t("graph.inputs")));
+    if (node.doc) out.push(h("p", { class: "doc" }, node.doc.replace(/``([^`]+)``/g, "$1")));
+    if (node.inputs.length) out.push(h("h4", {}, t("graph.inputs")));
     const byId = new Map((data?.nodes ?? []).map((n) => [n.id, n]));
     out.push(
       h(

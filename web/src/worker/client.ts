@@ -204,10 +204,12 @@ export class PyodideClient {
       case "progress": {
         if (this.state.phase !== "loading") return;
         const stages = { ...this.state.stages };
-        const entry = stages[message.stage] ?? { start: message.at };
+        const entry = stages[message.stage] ?? { start: performance.now() };
         if (message.state === "start") stages[message.stage] = { start: performance.now() };
         else stages[message.stage] = { ...entry, end: performance.now() };
-        this.setState({ ...this.state, stage: message.stage, stages });
+        // The stage in progress: the latest one started and not done (stdlib overlaps runtime).
+        const open = (["kael", "stdlib", "runtime"] as Stage[]).find((s) => stages[s] && stages[s]!.end === undefined);
+        this.setState({ ...this.state, stage: open ?? message.stage, stages });
         return;
       }
       case "ready": {

@@ -42,16 +42,42 @@ function emit(kind: string, json: string): void {
   post({ type: "display", id: currentId, display: { kind, ...payload } as Display });
 }
 
+/**
+ * The "standard library" stage: loadPyodide downloads python_stdlib.zip with the global fetch
+ * while the interpreter's wasm compiles; this reports when that download starts and ends.
+ */
+function watchStdlibDownload(): () => void {
+  const realFetch = self.fetch;
+  self.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (!url.endsWith("/python_stdlib.zip")) return realFetch(input, init);
+    stage("stdlib", "start");
+    const response = await realFetch(input, init);
+    const body = await response.arrayBuffer();
+    stage("stdlib", "done");
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+  return () => {
+    self.fetch = realFetch;
+  };
+}
+
 async function init(id: number, config: InitConfig): Promise<void> {
   stage("runtime", "start");
   const { loadPyodide } = (await import(/* @vite-ignore */ `${config.pyodideUrl}pyodide.mjs`)) as {
     loadPyodide: (options: object) => Promise<PyodideAPI>;
   };
-  const runtime = await loadPyodide({
-    indexURL: config.pyodideUrl,
-    env: { KAEL_BACKEND: "python", HOME: "/home/pyodide", PYTHONDONTWRITEBYTECODE: "1" },
-    checkAPIVersion: true,
-  });
+  const restoreFetch = watchStdlibDownload();
+  let runtime: PyodideAPI;
+  try {
+    runtime = await loadPyodide({
+      indexURL: config.pyodideUrl,
+      env: { KAEL_BACKEND: "python", HOME: "/home/pyodide", PYTHONDONTWRITEBYTECODE: "1" },
+      checkAPIVersion: true,
+    });
+  } finally {
+    restoreFetch();
+  }
   runtime.setStdout(writer("stdout"));
   runtime.setStderr(writer("stderr"));
   if (config.interruptBuffer) {
@@ -60,9 +86,7 @@ async function init(id: number, config: InitConfig): Promise<void> {
   }
   stage("runtime", "done");
 
-  stage("stdlib", "start");
   runtime.runPython("import ast, json, linecache, traceback, math, random, time, io, types, functools");
-  stage("stdlib", "done");
 
   stage("kael", "start");
   const response = await fetch(config.wheelUrl);

@@ -1,0 +1,120 @@
+"""Page-ready time of the playground in Debian's Chromium, cold and warm (not a test: figures).
+
+    .venv/bin/python tests/bench/page_ready.py [--runs N] [--url URL]
+
+Starts the judge server (KAEL_SANDBOX=off: nothing is graded here) on a free port unless --url
+is given, then measures, N times each:
+
+* cold: a fresh browser context (no HTTP cache), navigation to "Run" enabled, then the time to
+  the first result of ``print(6*7)``;
+* warm: one persistent context (a returning visitor: the HTTP cache holds Pyodide's 9 MB wasm and
+  the standard library), reloaded N times.
+
+It prints the median and the range of each, and the loading stages the page itself reports
+(runtime, standard library, kael). Numbers from a 2-core machine shared with other work are
+orders of magnitude, not promises.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import expect, sync_playwright
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, _free_port  # noqa: E402
+
+
+def start_server() -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    data = tempfile.mkdtemp(prefix="kael-bench-")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KAEL_")}
+    env.update({"KAEL_DATA_DIR": data, "KAEL_SANDBOX": "off"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "server.app:app", "--host", "127.0.0.1", "--port", str(port),
+         "--log-level", "warning"],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            urllib.request.urlopen(url + "/api/health", timeout=1).read()
+            return proc, url
+        except OSError:
+            time.sleep(0.1)
+    proc.terminate()
+    raise SystemExit("the server did not start")
+
+
+def measure(page, url: str, first_result: bool) -> dict:
+    run = page.get_by_role("button", name="Run", exact=True)
+    start = time.perf_counter()
+    page.goto(url + "/")
+    expect(run).to_be_enabled(timeout=120_000)
+    ready = time.perf_counter() - start
+    stages = page.get_by_test_id("load-time").get_attribute("data-stages")
+    result = None
+    if first_result:
+        page.get_by_role("textbox", name="Python code").click()
+        page.keyboard.press("ControlOrMeta+a")
+        page.keyboard.insert_text("print(6*7)")
+        t0 = time.perf_counter()
+        run.click()
+        expect(page.get_by_role("log")).to_contain_text("42", timeout=60_000)
+        result = time.perf_counter() - t0
+    return {"ready": ready, "result": result, "stages": stages}
+
+
+def summary(name: str, values: list[float]) -> str:
+    return (f"{name:<28} median {statistics.median(values):6.2f} s   "
+            f"min {min(values):6.2f} s   max {max(values):6.2f} s   (n={len(values)})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--url", help="a running server (default: start one)")
+    args = parser.parse_args()
+    proc, url = (None, args.url.rstrip("/")) if args.url else start_server()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            cold = []
+            for _ in range(args.runs):
+                context = browser.new_context(viewport={"width": 1440, "height": 900})
+                cold.append(measure(context.new_page(), url, first_result=True))
+                context.close()
+            browser.close()
+
+            warm = []
+            with tempfile.TemporaryDirectory(prefix="kael-profile-") as profile:
+                context = p.chromium.launch_persistent_context(
+                    profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, viewport={"width": 1440, "height": 900})
+                page = context.new_page()
+                measure(page, url, first_result=False)  # fills the HTTP cache
+                for _ in range(args.runs):
+                    warm.append(measure(page, url, first_result=False))
+                context.close()
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(10)
+
+    print(f"page ready (navigation to Run enabled), {url}, {os.cpu_count()} cores")
+    print(summary("cold (no HTTP cache)", [m["ready"] for m in cold]))
+    print(summary("warm (persistent context)", [m["ready"] for m in warm]))
+    print(summary("first result, print(6*7)", [m["result"] for m in cold]))
+    print(f"stages reported by the page, last cold run: {cold[-1]['stages']!r}; last warm run: {warm[-1]['stages']!r}")
+
+
+if __name__ == "__main__":
+    main()
