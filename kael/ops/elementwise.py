@@ -534,6 +534,8 @@ def gelu(a, approximate="none"):
 def clamp(a, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    if not a.dtype.is_floating_point and (isinstance(min, float) or isinstance(max, float)):
+        a = a.to(dt.get_default_dtype())  # PyTorch promotion: int.clamp(2.5) is float
     return Clamp.apply(a, min, max)
 
 

@@ -127,6 +127,9 @@ def test_clamp_maximum_minimum_where_values():
     close(kael.clamp(x, max=0.0).tolist(), [-2.0, -0.5, 0.0, 0.0])
     with pytest.raises(RuntimeError, match="at least one of 'min' or 'max'"):
         x.clamp()
+    assert kael.tensor([1, 5]).clamp(2, 4).tolist() == [2, 4]
+    wide = kael.tensor([1, 5]).clamp(2.5, 4)  # a float bound promotes, as in PyTorch
+    assert wide.dtype is kael.float32 and wide.tolist() == [2.5, 4.0]
     c = t64(0.5).clamp(0.0, 0.2)  # 0-d results stay tensors one can write to
     c.add_(1.0)
     assert c.item() == 1.2 and c.shape == ()
