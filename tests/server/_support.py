@@ -2,6 +2,7 @@
 
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -111,6 +112,26 @@ WRONG = code("""
 
 
 # ------------------------------------------------------------------------------ real server
+
+
+def random_uid_base() -> int:
+    """Sandbox uids for one test server, away from the default 60000 of a running server."""
+    return 61000 + 16 * random.randrange(500)
+
+
+def sandbox_processes(uid_base: int, slots: int = 16) -> list[int]:
+    """Pids of processes running as one of the sandbox uids from ``uid_base``."""
+    uids = {str(uid_base + slot) for slot in range(slots)}
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                uid = next(line for line in f if line.startswith("Uid:")).split()[1]
+        except (OSError, StopIteration):
+            continue
+        if uid in uids:
+            found.append(int(pid))
+    return found
 
 
 def free_port() -> int:

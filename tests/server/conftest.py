@@ -13,7 +13,7 @@ warnings.filterwarnings("ignore", message=".*httpx.*starlette.testclient.*")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from _support import ADMIN_TOKEN, Server, write_exercise  # noqa: E402
+from _support import ADMIN_TOKEN, Server, random_uid_base, write_exercise  # noqa: E402
 from server.app import create_app  # noqa: E402
 from server.core.config import Settings  # noqa: E402
 
@@ -30,7 +30,8 @@ def make_settings(tmp_path, exercises_root):
     def make(**overrides) -> Settings:
         base = Settings(data_dir=tmp_path / "data", exercises_dir=exercises_root,
                         web_dist=tmp_path / "no-dist", admin_token=ADMIN_TOKEN,
-                        grading_workers=2, log_level="WARNING")
+                        grading_workers=2, log_level="WARNING",
+                        sandbox_uid_base=random_uid_base())
         return replace(base, **overrides)
 
     return make
@@ -58,12 +59,15 @@ def client(make_client) -> TestClient:
 
 @pytest.fixture
 def make_server(tmp_path, exercises_root):
+    """Servers of one test share a data folder and sandbox uids (their own, so that test runs
+    side by side do not share RLIMIT_NPROC budgets)."""
     servers = []
+    uid_base = random_uid_base()
 
     def make(**env) -> Server:
         base = {"KAEL_DATA_DIR": str(tmp_path / "data"), "KAEL_EXERCISES_DIR": str(exercises_root),
                 "KAEL_WEB_DIST": str(tmp_path / "no-dist"), "KAEL_ADMIN_TOKEN": ADMIN_TOKEN,
-                "KAEL_LOG_LEVEL": "INFO"}
+                "KAEL_LOG_LEVEL": "INFO", "KAEL_SANDBOX_UID_BASE": str(uid_base)}
         base.update({k: str(v) for k, v in env.items()})
         server = Server(base, tmp_path / f"server-{len(servers)}.log")
         servers.append(server)

@@ -1,13 +1,12 @@
 """Load and crashes against a real server: 200 concurrent submissions all reach a verdict; a
 server killed with SIGKILL while grading loses nothing after a restart."""
 
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from _support import ADMIN_TOKEN, CORRECT, TERMINAL, WRONG, code, needs_sandbox
+from _support import ADMIN_TOKEN, CORRECT, TERMINAL, WRONG, code, needs_sandbox, sandbox_processes
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
@@ -30,20 +29,6 @@ def poll_all(url: str, ids: list[str], timeout: float) -> dict:
                     bodies[row["id"]] = row
             time.sleep(0.2)
     return bodies
-
-
-def sandbox_processes() -> list[int]:
-    uids = {str(60000 + slot) for slot in range(os.cpu_count() or 1)}
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/status") as f:
-                uid = next(line for line in f if line.startswith("Uid:")).split()[1]
-        except (OSError, StopIteration):
-            continue
-        if uid in uids:
-            found.append(int(pid))
-    return found
 
 
 def test_200_concurrent_submissions_all_reach_a_verdict(make_server):
@@ -105,9 +90,10 @@ def test_sigkill_while_grading_loses_nothing(make_server):
     server.kill()
     client.close()
     # the sandboxes die with the server (--die-with-parent, pid namespaces)
+    uid_base = int(server.env["KAEL_SANDBOX_UID_BASE"])
     deadline = time.monotonic() + 10
-    while sandbox_processes():
-        assert time.monotonic() < deadline, sandbox_processes()
+    while sandbox_processes(uid_base):
+        assert time.monotonic() < deadline, sandbox_processes(uid_base)
         time.sleep(0.05)
 
     restarted = make_server(**env).start()
