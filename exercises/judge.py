@@ -145,6 +145,9 @@ def main(argv=None) -> int:
     except UsageError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # `judge.py check ... | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_NOT_ACCEPTED
 
 
 if __name__ == "__main__":

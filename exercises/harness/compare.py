@@ -156,7 +156,7 @@ def compare_outcomes(actual: dict | None, expected: dict, tol: Tolerance, *, rev
                 return PASSED, ""
             if not reveal:
                 return FAILED, f"raised {got.get('type')}, but not the expected exception"
-            return FAILED, f"raised {_raised(got)}\n  expected it to raise {_raised(want)}"
+            return FAILED, f"raised {_raised(got)}\nexpected it to raise {_raised(want)}"
         message = f"raised {_raised(got)}"
         trace = got.get("traceback")
         if trace and not reveal:
@@ -170,7 +170,7 @@ def compare_outcomes(actual: dict | None, expected: dict, tol: Tolerance, *, rev
     if "raised" in expected:
         if not reveal:
             return FAILED, "returned a value, but an exception was expected"
-        return FAILED, f"returned {render(value)}\n  expected it to raise {_raised(expected['raised'])}"
+        return FAILED, f"returned {render(value)}\nexpected it to raise {_raised(expected['raised'])}"
     want = expected["value"]
     if min_accuracy is not None:
         labels = want.get("labels") if type(want) is dict else None
@@ -183,12 +183,12 @@ def compare_outcomes(actual: dict | None, expected: dict, tol: Tolerance, *, rev
     if not reveal:
         return FAILED, "wrong answer"
     path, a, e, why = diff
-    message = f"returned {render(value)}\n  expected {render(want)}"
+    message = f"returned {render(value)}\nexpected {render(want)}"
     if path:
         detail = why or f"{render(a, 80)} instead of {render(e, 80)}"
-        message += f"\n  first difference at {path}: {detail}"
+        message += f"\nfirst difference at {path}: {detail}"
     elif why:
-        message += f"\n  ({why})"
+        message += f"\n({why})"
     if any(type(x) is float for x in (a, e)):
         message += f" (tolerance: atol {tol.atol:g} + rtol {tol.rtol:g} * |expected|)"
     return FAILED, message
