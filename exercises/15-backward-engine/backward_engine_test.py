@@ -76,7 +76,7 @@ test_constant_has_no_edge.expected = [2.0, 2.0]
 
 
 def test_unbroadcast_to_recorded_shape(m):
-    """backward(LazyAdd.apply(a, b).sum()) with a of shape [2, 3] and b of shape [3]"""
+    """backward((LazyAdd.apply(a, b) * a).sum()) with a of shape [2, 3] and b of shape [3]"""
     a = kael.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
     b = kael.tensor([10.0, 20.0, 30.0], requires_grad=True)
     _run(m, (LazyAdd.apply(a, b) * a).sum())
