@@ -1,0 +1,87 @@
+"""Every exercise folder follows the format: metadata, statements and hints in English and
+Chinese, a starter that raises NotImplementedError("implement ..."), public and hidden tests,
+a reference and at least two documented mutants; public_dict() leaks nothing hidden."""
+
+from __future__ import annotations
+
+import ast
+import json
+
+import pytest
+from exercise_support import EXERCISES
+
+from harness import catalog
+
+EXERCISE_LIST = catalog.load_all()
+IDS = [e.id for e in EXERCISE_LIST]
+
+
+def test_folders_are_numbered_slugs_and_ids_unique():
+    assert len(set(IDS)) == len(IDS)
+    assert len({e.number for e in EXERCISE_LIST}) == len(EXERCISE_LIST)
+    for e in EXERCISE_LIST:
+        assert e.dirname == f"{e.number:02d}-{e.id}"
+    folders = [p for p in EXERCISES.iterdir() if p.is_dir() and p.name[:2].isdigit()]
+    assert len(folders) == len(EXERCISE_LIST), "a numbered folder without .meta/config.json"
+
+
+@pytest.mark.parametrize("exercise", IDS)
+def test_metadata(exercise):
+    e = catalog.find(exercise)
+    config = json.loads((e.path / ".meta" / "config.json").read_text(encoding="utf-8"))
+    assert set(config["title"]) == {"en", "zh"} and all(config["title"].values())
+    assert config["difficulty"] in ("easy", "medium", "hard")
+    assert config["topics"] and all(isinstance(t, str) for t in config["topics"])
+    assert 0 < e.time_limit_s <= 60 and 128 <= e.memory_mb <= 4096
+    assert (e.path / e.solution_file).is_file() and (e.path / e.test_file).is_file()
+
+
+@pytest.mark.parametrize("exercise", IDS)
+def test_statements_and_hints_in_both_languages(exercise):
+    e = catalog.find(exercise)
+    for lang in ("en", "zh"):
+        assert e.statement(lang).startswith("# ")
+        assert e.hints(lang).strip()
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in e.statement("zh"))
+
+
+@pytest.mark.parametrize("exercise", IDS)
+def test_starter_says_what_to_implement(exercise):
+    e = catalog.find(exercise)
+    tree = ast.parse(e.starter())
+    raises = [n for n in ast.walk(tree) if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call)
+              and getattr(n.exc.func, "id", None) == "NotImplementedError"]
+    assert raises, "the starter raises no NotImplementedError"
+    for r in raises:
+        message = r.exc.args[0].value if r.exc.args and isinstance(r.exc.args[0], ast.Constant) else ""
+        assert message.startswith("implement "), message
+
+
+@pytest.mark.parametrize("exercise", IDS)
+def test_tests_and_mutants(exercise):
+    e = catalog.find(exercise)
+    cases = e.cases()  # also checks that public and hidden names differ
+    assert any(not c.hidden for c in cases) and any(c.hidden for c in cases)
+    assert all(c.description and c.description != c.name for c in cases), "every case needs a docstring"
+    mutants = e.mutants()
+    assert len(mutants) >= 2
+    for name, path in mutants.items():
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+        assert doc and doc.startswith("Mutant:"), f"{name} needs a docstring saying which mistake it makes"
+
+
+@pytest.mark.parametrize("exercise", IDS)
+def test_public_dict_leaks_nothing_hidden(exercise):
+    e = catalog.find(exercise)
+    data = e.public_dict()
+    text = json.dumps(data, ensure_ascii=False)
+    assert e.reference_source() not in text
+    hidden_names = {c.name for c in e.hidden_cases()}
+    assert not any(name in text for name in hidden_names)
+    assert data["statement"]["zh"] and data["starter"] == e.starter()
+
+
+def test_unknown_exercise_lists_close_ids():
+    with pytest.raises(catalog.UnknownExercise) as info:
+        catalog.find("backward-engin")
+    assert "backward-engine" in info.value.close
