@@ -4,12 +4,14 @@ error, or a request to any host other than the local server."""
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -115,6 +117,40 @@ def server(tmp_path_factory):
     srv.health = health
     yield srv
     srv.stop()
+
+
+class StaticHandler(http.server.SimpleHTTPRequestHandler):
+    """Any static file server with the isolation headers: what hosting web/dist alone looks like."""
+
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
+                      ".json": "application/json", ".svg": "image/svg+xml", ".whl": "application/zip",
+                      ".zip": "application/zip", ".woff2": "font/woff2"}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, directory=str(DIST), **kwargs)
+
+    def end_headers(self):
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+        super().end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def static_url():
+    """web/dist on a plain static file server: no judge, no API."""
+    if not (DIST / "index.html").is_file():
+        pytest.fail("web/dist is not built: run `make web` (make test does it first)")
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StaticHandler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
 
 
 @pytest.fixture(scope="session")

@@ -197,3 +197,65 @@ def test_chinese_text_and_dark_theme(app: Page, screenshots):
     app.reload()  # both choices are kept
     expect(app.get_by_role("button", name="运行", exact=True)).to_be_visible()
     assert app.evaluate("document.documentElement.dataset.theme") == "dark"
+
+
+def test_loading_shows_each_stage_with_elapsed_time(page: Page, watch, base_url, screenshots):
+    page.goto(base_url + "/")
+    status = page.get_by_role("status")
+    run_button = page.get_by_role("button", name="Run", exact=True)
+    expect(status).to_contain_text("Loading")
+    expect(run_button).to_be_disabled()
+    expect(status).to_contain_text(re.compile(r"\d+\.\d s"))  # elapsed time
+    page.screenshot(path=screenshots / "loading.png")
+    expect(run_button).to_be_enabled(timeout=60_000)
+    breakdown = page.get_by_test_id("load-time").get_attribute("data-stages")
+    assert re.fullmatch(r"runtime \d+\.\d s · standard library \d+\.\d s · kael \d+\.\d s", breakdown), breakdown
+
+
+def test_stop_replaces_the_worker_when_python_does_not_stop(app: Page):
+    # time.sleep blocks inside the runtime, where the interrupt buffer is not checked.
+    set_code(app, "import time\nprint('sleeping')\ntime.sleep(60)\nprint('woke up')\n")
+    run(app)
+    expect(console(app)).to_contain_text("sleeping")
+    app.wait_for_timeout(300)
+    app.get_by_role("button", name="Stop", exact=True).click()
+    expect(console(app)).to_contain_text("Python did not stop within a second; the runtime was restarted.")
+    expect(app.get_by_role("status")).to_contain_text("Loading")
+    wait_idle(app)
+    set_code(app, "print('fresh worker', 3 * 3)")
+    run(app)
+    expect(console(app)).to_contain_text("fresh worker 9")
+    expect(console(app)).not_to_contain_text("woke up")
+
+
+def test_every_example_runs_without_an_error(app: Page):
+    examples = app.locator(".example-item")
+    count = examples.count()
+    assert count >= 10
+    for i in range(count):
+        examples.nth(i).click()
+        name = examples.nth(i).get_attribute("data-example")
+        run(app)
+        wait_idle(app, 120_000)
+        app.get_by_role("tab", name="Console").click()
+        log = console(app)
+        expect(log, f"example {name}").to_contain_text("Finished in")
+        expect(log.locator(".traceback"), f"example {name}").to_have_count(0)
+
+
+def test_static_hosting_runs_everything_but_hides_submit(page: Page, watch, static_url, screenshots):
+    page.goto(static_url + "/")
+    expect(page.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=60_000)
+    set_code(page, "print(6*7)")
+    run(page)
+    expect(console(page)).to_contain_text("42")
+    page.get_by_role("tab", name="Exercises").click()
+    page.locator(f'.exercise-item[data-id="{EXERCISE}"]').click()
+    expect(page.get_by_role("button", name="Run tests", exact=True)).to_be_enabled()
+    expect(page.get_by_role("button", name="Submit", exact=True)).to_have_count(0)
+    expect(page.get_by_text("Static hosting: no judge server here")).to_be_visible()
+    page.get_by_role("button", name="Run tests", exact=True).click()
+    local = page.get_by_test_id("report-local")
+    expect(local.locator(".verdict")).to_have_attribute("data-verdict", re.compile(".+"), timeout=60_000)
+    expect(local.locator(".verdict")).not_to_have_attribute("data-verdict", "Accepted")
+    page.screenshot(path=screenshots / "static-exercise.png")

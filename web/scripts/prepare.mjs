@@ -4,11 +4,14 @@
 //   public/pyodide/<version>/  Pyodide's core files from the pinned npm package
 //   public/wheels/<wheel>      the kael wheel from ../dist (built by `make wheel`)
 //   public/data/               the exercises' public parts (scripts/export_exercises.py)
+//   public/api/health          {"status": "static"}: on static hosting the page's probe of the
+//                              judge finds this file (no 404 in the console) and hides Submit;
+//                              the real server answers /api/health itself
 //
 // Usage: node scripts/prepare.mjs   (npm run build and npm run dev run it first)
 
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -59,7 +62,15 @@ function exportExercises() {
   });
 }
 
+function writeStaticHealth() {
+  const dir = path.join(PUBLIC, "api");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, "health"), JSON.stringify({ status: "static", grading: "none" }) + "\n");
+}
+
 const version = copyPyodide();
+writeStaticHealth();
 const wheel = copyWheel();
 exportExercises();
 console.log(`prepared public/: pyodide ${version}, ${wheel}, exercises`);
