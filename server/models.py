@@ -1,7 +1,7 @@
 """Storage (SQLAlchemy table classes) and the API's shapes (pydantic models)."""
 
 import datetime as dt
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import JSON, DateTime, Integer, String, Text

@@ -1,0 +1,153 @@
+"""The sandboxed runner on its own: what the child sees, the limits, and the self-test."""
+
+import json
+import os
+import signal
+import time
+from dataclasses import replace
+
+import pytest
+from _support import needs_sandbox, random_uid_base, sandbox_processes
+
+from server.core.config import REPO
+from server.grading.harness import Limits
+from server.grading.sandbox import SandboxError, SandboxRunner, self_test
+
+
+@pytest.fixture
+def runner():
+    needs_sandbox()
+    return SandboxRunner(uid=random_uid_base(), kael_dir=REPO / "kael")
+
+
+def assert_gone(uid):
+    """No process of the sandbox's uid is left (the pid namespace dies within moments)."""
+    deadline = time.monotonic() + 5
+    while left := sandbox_processes(uid, 1):
+        assert time.monotonic() < deadline, left
+        time.sleep(0.01)
+
+
+def run(runner, tmp_path, source, limits=Limits(time_s=10, memory_mb=256), stdin=b""):
+    os.chmod(tmp_path, 0o755)
+    (tmp_path / "main.py").write_text(source)
+    os.chmod(tmp_path / "main.py", 0o644)
+    return runner.run(tmp_path, ["main.py"], limits, stdin=stdin)
+
+
+def test_self_test_passes(runner):
+    report = self_test(runner, [str(REPO), "/etc/shadow"])
+    assert report["uid"] == runner.uid
+    assert report["visible"] == []
+
+
+def test_self_test_catches_a_sandbox_that_does_not_drop_privileges(runner):
+    class Leaky(SandboxRunner):
+        def command(self, *args, **kwargs):
+            cmd = super().command(*args, **kwargs)
+            at = cmd.index(self.setpriv)
+            return cmd[:at] + cmd[cmd.index("--", at) + 1:]  # no setpriv: still root
+
+    leaky = Leaky(uid=runner.uid, kael_dir=REPO / "kael")
+    with pytest.raises(SandboxError, match="runs as uid 0"):
+        self_test(leaky, [])
+
+
+def test_self_test_catches_a_visible_host_path(runner, tmp_path):
+    with pytest.raises(SandboxError, match="sees host paths /usr/bin"):
+        self_test(runner, ["/usr/bin"])
+
+
+def test_child_sees_only_its_arguments_stdin_and_environment(runner, tmp_path):
+    result = run(runner, tmp_path, """
+import json, os, sys
+print(json.dumps({"argv": sys.argv, "stdin": sys.stdin.read(), "env": dict(os.environ),
+                  "cwd": os.getcwd(), "root": sorted(os.listdir("/")), "flags": sys.flags.isolated,
+                  "site": "site" in sys.modules}))
+""", stdin=b"nonce\n")
+    seen = json.loads(result.stdout)
+    assert seen["argv"] == ["/task/main.py", "--sys-path", "/opt/kael"]
+    assert seen["stdin"] == "nonce\n"
+    assert seen["env"]["KAEL_BACKEND"] == "python" and "KAEL_DATA_DIR" not in seen["env"]
+    assert seen["cwd"] == "/tmp"
+    assert seen["root"] == ["bin", "dev", "lib", "lib64", "opt", "proc", "root", "task", "tmp", "usr"]
+    assert seen["flags"] == 1 and seen["site"] is False
+    assert result.exit_code == 0 and result.signal is None
+
+
+def test_wall_clock_deadline_kills_everything(runner, tmp_path):
+    result = run(runner, tmp_path, "import time\ntime.sleep(60)\n", Limits(time_s=1, memory_mb=256))
+    assert result.timed_out is True
+    assert result.duration_s < 30  # a bound against hanging, not a speed claim
+    assert_gone(runner.uid)
+
+
+def test_cpu_limit_counts_as_timed_out(runner, tmp_path):
+    result = run(runner, tmp_path, "while True:\n    pass\n", Limits(time_s=20, cpu_s=1, memory_mb=256))
+    assert result.timed_out is True
+    assert result.signal in (signal.SIGXCPU, signal.SIGKILL)
+
+
+def test_memory_limit_raises_memory_error(runner, tmp_path):
+    result = run(runner, tmp_path, "x = bytearray(1024 ** 3)\n")
+    assert result.exit_code == 1
+    assert b"MemoryError" in result.stderr
+
+
+def test_file_size_limit(runner, tmp_path):
+    result = run(runner, tmp_path, """
+try:
+    with open("/tmp/big", "wb") as f:
+        f.write(b"x" * (64 * 1024 * 1024))
+except OSError as exc:
+    print("refused", exc.errno)
+""", replace(Limits(time_s=10, memory_mb=256), file_bytes=1024 * 1024))
+    assert result.stdout.startswith(b"refused") or result.signal == signal.SIGXFSZ
+
+
+def test_process_limit(runner, tmp_path):
+    result = run(runner, tmp_path, """
+import os, time
+children = 0
+for _ in range(50):
+    try:
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+        children += 1
+    except OSError:
+        break
+print(children, flush=True)
+os._exit(0)
+""")
+    assert 0 < int(result.stdout) < 16
+    assert_gone(runner.uid)  # the sleeping children went with the sandbox
+
+
+def test_output_flood_is_cut_and_stopped(runner, tmp_path):
+    result = run(runner, tmp_path, "import os\nwhile True:\n    os.write(1, b'x' * 65536)\n",
+                 replace(Limits(time_s=20, memory_mb=256), output_bytes=100_000))
+    assert result.output_truncated is True
+    assert len(result.stdout) == 100_000
+    assert result.timed_out is False and result.signal is None
+
+
+def test_exit_status_and_signals_come_through(runner, tmp_path):
+    assert run(runner, tmp_path, "raise SystemExit(3)\n").exit_code == 3
+    killed = run(runner, tmp_path, "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")
+    assert (killed.exit_code, killed.signal) == (None, signal.SIGSEGV)
+
+
+def test_cancel_kills_a_run_in_progress(runner, tmp_path):
+    import threading
+
+    box = {}
+    thread = threading.Thread(target=lambda: box.setdefault("r", run(runner, tmp_path, "import time\ntime.sleep(60)\n", Limits(time_s=60, memory_mb=256))))
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not runner._running:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    runner.cancel()
+    thread.join(30)
+    assert box["r"].signal == signal.SIGKILL
