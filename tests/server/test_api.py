@@ -386,3 +386,51 @@ def test_unknown_api_route_is_json_404(client):
 def test_wrong_method_on_a_known_route_is_405(client):
     assert client.delete("/api/submissions").status_code == 405
     assert client.post("/api/exercises").status_code == 405
+
+
+# -- storage and start-up -------------------------------------------------------------------------
+
+
+def test_database_is_sqlite_in_wal_mode_with_a_versioned_schema(client, make_settings):
+    import sqlite3
+
+    sid = submit(client, CORRECT)
+    path = make_settings().data_dir / "kael.db"
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+        # the submission was committed when the POST answered, before any grading finished
+        assert db.execute("SELECT exercise_id FROM submissions WHERE id = ?", (sid,)).fetchone() == ("adder",)
+    wait_for(client, sid, headers=TOKEN_A)
+
+
+def test_database_url_selects_another_database(make_client, tmp_path):
+    url = f"sqlite:///{tmp_path / 'elsewhere.db'}"
+    client = make_client(database_url=url)
+    sid = submit(client, CORRECT)
+    assert (tmp_path / "elsewhere.db").exists()
+    assert not (tmp_path / "data" / "kael.db").exists()
+    wait_for(client, sid, headers=TOKEN_A)
+
+
+def test_restart_keeps_submissions_and_schema(make_settings):
+    from fastapi.testclient import TestClient
+
+    from server.app import create_app
+
+    settings = make_settings()
+    with TestClient(create_app(settings)) as first:
+        sid = submit(first, CORRECT)
+        wait_for(first, sid, headers=TOKEN_A)
+    with TestClient(create_app(settings)) as second:
+        assert second.get(f"/api/submissions/{sid}", headers=TOKEN_A).json()["verdict"] == "Accepted"
+
+
+def test_sandbox_off_is_logged_loudly(make_server):
+    server = make_server(KAEL_SANDBOX="off").start()
+    import httpx
+
+    health = httpx.get(server.url + "/api/health").json()
+    assert health["grading"] == "unsandboxed"
+    assert "WITHOUT a sandbox" in health["grading_detail"]
+    assert "SUBMITTED CODE RUNS WITHOUT A SANDBOX" in server.log_path.read_text()
