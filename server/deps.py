@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request, Response
+from fastapi import Depends, Header, HTTPException, Request, Response
 from sqlalchemy.orm import Session
 
 from server.core.config import Settings
@@ -53,10 +53,15 @@ class Client:
     admin: bool = False
 
 
-def get_client(request: Request, response: Response, settings: SettingsDep) -> Client:
+def get_client(
+    request: Request, response: Response, settings: SettingsDep,
+    x_client_token: Annotated[str | None, Header(
+        description="an API client's own opaque token (16-128 of A-Z a-z 0-9 _ -); browsers "
+                    "get the kael_client cookie instead")] = None,
+) -> Client:
     """The client token from the X-Client-Token header (API clients choose their own) or the
     cookie; a browser without one gets a new random token in an HttpOnly, SameSite cookie."""
-    token = request.headers.get(CLIENT_HEADER)
+    token = x_client_token
     if token is not None:
         if not TOKEN_PATTERN.fullmatch(token):
             raise HTTPException(422, detail=f"{CLIENT_HEADER} must be 16 to 128 characters "
