@@ -87,6 +87,19 @@ def test_diamond_example_draws_graph_and_steps_through_five_steps(app: Page, scr
     app.get_by_role("button", name="First step").click()
     expect(position).to_have_text("Step 0 of 5")
 
+    # By keyboard: Enter on a focused stepper button, arrow keys in the trace view, Enter on a node.
+    next_step.focus()
+    app.keyboard.press("Enter")
+    expect(position).to_have_text("Step 1 of 5")
+    app.keyboard.press("ArrowRight")
+    expect(position).to_have_text("Step 2 of 5")
+    app.keyboard.press("End")
+    expect(position).to_have_text("Step 5 of 5")
+    node = app.locator(".trace-view").get_by_role("button", name="AddBackward", exact=True)
+    node.focus()
+    app.keyboard.press("Enter")
+    expect(app.locator(".trace-state")).to_contain_text("function node")
+
 
 def test_stop_interrupts_an_endless_loop_and_the_next_run_works(app: Page):
     set_code(app, "print('looping')\nwhile True:\n    pass\n")
