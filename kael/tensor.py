@@ -384,7 +384,6 @@ class Tensor:
         return format_tensor(self)
 
     def __reduce__(self):
-        from .creation import tensor as _tensor
 
         return (_rebuild, (self.tolist(), self.dtype.name, self.requires_grad))
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Protocol
 
-__all__ = ["Limits", "RunResult", "Runner", "LocalRunner", "kael_parent_dir"]
+__all__ = ["Limits", "RunResult", "Runner", "LocalRunner", "kael_parent_dir", "run_process", "kill_group"]
 
 
 @dataclass(frozen=True)
@@ -130,41 +130,67 @@ class LocalRunner:
             if limits.processes is not None:
                 resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
 
-        start = time.monotonic()
-        proc = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=str(task_dir),
-            env=child_env,
-            start_new_session=True,
-            preexec_fn=limit,
-            close_fds=True,
-        )
-        try:
-            out, err, truncated, timed_out = _communicate(proc, stdin, start + limits.time_s, limits.output_bytes)
-        finally:
-            _kill_group(proc)
-            proc.wait()
-        duration = time.monotonic() - start
-        code = proc.returncode
+        return run_process(command, limits, stdin=stdin, cwd=str(task_dir), env=child_env, preexec_fn=limit)
+
+
+def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=None,
+                output_cap=None, on_start=None, decode=None) -> RunResult:
+    """Run ``command`` in its own session within ``limits.time_s`` (wall clock) and an output
+    cap per stream; the whole process group is killed at the deadline, on an output flood and
+    at the end. Shared by every runner: ``LocalRunner`` here and the server's sandbox.
+
+    ``on_start(proc)`` is called once the process exists (e.g. to register it for
+    cancellation); ``decode(returncode) -> (exit_code, signal)`` lets a wrapper such as
+    bubblewrap report its child's death. A SIGKILL the runner sent for an output flood is
+    reported as ``output_truncated`` with no signal, so that it is not taken for the memory
+    killer."""
+    cap = limits.output_bytes if output_cap is None else min(limits.output_bytes, output_cap)
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
+        preexec_fn=preexec_fn,
+        close_fds=True,
+    )
+    if on_start is not None:
+        on_start(proc)
+    try:
+        out, err, truncated, timed_out = _communicate(proc, stdin, start + limits.time_s, cap)
+    finally:
+        kill_group(proc)
+        proc.wait()
+    duration = time.monotonic() - start
+    code = proc.returncode
+    if decode is not None:
+        exit_code, sig = decode(code)
+    else:
         sig = -code if code is not None and code < 0 else None
-        return RunResult(
-            exit_code=None if sig is not None else code,
-            signal=sig,
-            stdout=out,
-            stderr=err,
-            timed_out=timed_out,
-            output_truncated=truncated,
-            duration_s=duration,
-        )
+        exit_code = None if sig is not None else code
+    if sig == signal.SIGXCPU:
+        timed_out = True  # RLIMIT_CPU: a time limit, not a crash
+    elif truncated and sig == signal.SIGKILL and not timed_out:
+        sig = None  # we killed it for flooding the output
+    return RunResult(
+        exit_code=exit_code,
+        signal=sig,
+        stdout=out,
+        stderr=err,
+        timed_out=timed_out,
+        output_truncated=truncated,
+        duration_s=duration,
+    )
 
 
 EXIT_GRACE_S = 0.25
 
 
-def _kill_group(proc):
+def kill_group(proc):
+    """SIGKILL ``proc``'s whole process group (it leads its own session)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -195,7 +221,7 @@ def _communicate(proc, stdin, deadline, cap):
             remaining = deadline - now
             if remaining <= 0:
                 timed_out = True
-                _kill_group(proc)
+                kill_group(proc)
                 break
             if exited_at is None and proc.poll() is not None:
                 exited_at = now
@@ -216,7 +242,7 @@ def _communicate(proc, stdin, deadline, cap):
                     sizes[f] += min(len(data), room)
                 if len(data) > room:
                     truncated = True  # flooding output: stop the run now
-                    _kill_group(proc)
+                    kill_group(proc)
         # Both pipes closed: the child (and any grandchild holding them) is gone or detached.
         while proc.poll() is None:
             if time.monotonic() >= deadline:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..autograd.function import Function
 from ..backend.errors import fmt_shape
-from ..tensor import B, Tensor, _view, _wrap
+from ..tensor import B, Tensor, _view
 from ._util import norm_dim, norm_dims, reduce_grad, sum_to
 
 __all__ = [

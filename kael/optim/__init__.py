@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["Optimizer", "SGD", "Adam"]

@@ -16,7 +16,7 @@ if _HARNESS_HOME not in sys.path:
 from harness import catalog  # noqa: E402
 from harness.catalog import Exercise, UnknownExercise  # noqa: E402
 from harness.grade import HarnessError, grade  # noqa: E402
-from harness.runner import Limits, LocalRunner, RunResult  # noqa: E402
+from harness.runner import Limits, LocalRunner, RunResult, kill_group, run_process  # noqa: E402
 
 __all__ = ["catalog", "Exercise", "UnknownExercise", "HarnessError", "grade", "Limits",
-           "LocalRunner", "RunResult"]
+           "LocalRunner", "RunResult", "kill_group", "run_process"]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
 import shutil
 import signal
 import socket
@@ -22,12 +21,11 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from server.grading.harness import Limits, RunResult
+from server.grading.harness import Limits, RunResult, kill_group, run_process
 
 KAEL_MOUNT = "/opt/kael"
 TASK_MOUNT = "/task"
@@ -139,126 +137,38 @@ class SandboxRunner:
 
     def run(self, task_dir, argv, limits, *, stdin=b"", env=None) -> RunResult:
         cmd = self.command(Path(task_dir), list(argv), limits, env)
-        cap = min(limits.output_bytes, self.output_cap)
-        start = time.monotonic()
-        proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, cwd="/",
-            start_new_session=True, close_fds=True,
-        )
-        with self._lock:
-            self._running.add(proc)
-        try:
-            out, err, truncated, timed_out = _communicate(proc, stdin, start + limits.time_s, cap)
-        finally:
-            _kill(proc)
-            status = _reap(proc)
+        started = []
+
+        def register(proc):
+            started.append(proc)
             with self._lock:
-                self._running.discard(proc)
-        duration = time.monotonic() - start
-        exit_code, sig = _decode(status)
-        if sig == signal.SIGXCPU:
-            timed_out = True  # RLIMIT_CPU: a time limit, not a crash
-        elif truncated and sig == signal.SIGKILL:
-            # We killed it for flooding the output: say so with output_truncated, not with a
-            # SIGKILL that the harness would take for the kernel's memory killer.
-            sig = None
-        return RunResult(exit_code=exit_code, signal=sig, stdout=out, stderr=err,
-                         timed_out=timed_out, output_truncated=truncated, duration_s=duration)
+                self._running.add(proc)
+
+        try:
+            return run_process(
+                cmd, limits, stdin=stdin, cwd="/", env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+                output_cap=self.output_cap, on_start=register, decode=_decode,
+            )
+        finally:
+            with self._lock:
+                self._running.difference_update(started)
 
     def cancel(self) -> None:
         """Kill the runs in progress, if any (used at shutdown)."""
         with self._lock:
             running = list(self._running)
         for proc in running:
-            _kill(proc)
+            kill_group(proc)
 
 
-def _decode(status: int) -> tuple[int | None, int | None]:
-    if os.WIFSIGNALED(status):  # bwrap itself was killed (by us, at the deadline)
-        return None, os.WTERMSIG(status)
-    code = os.WEXITSTATUS(status)
-    if code > 128 and code - 128 in _DEATH_SIGNALS:
-        return None, code - 128
-    return code, None
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    """SIGKILL bwrap's process group; --die-with-parent and the pid namespace take the rest."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _reap(proc: subprocess.Popen) -> int:
-    """Wait for bwrap; its wait status."""
-    while True:
-        try:
-            _, status = os.waitpid(proc.pid, 0)
-            break
-        except InterruptedError:
-            continue
-        except ChildProcessError:  # already reaped elsewhere
-            return (proc.returncode or 0) & 0xFFFF
-    proc.returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-    return status
-
-
-def _communicate(proc, stdin, deadline, cap):
-    """Feed stdin; read stdout and stderr (``cap`` bytes each) until both close and bwrap exits,
-    or the deadline passes, or the output overflows (then the sandbox is killed)."""
-    try:
-        if stdin:
-            proc.stdin.write(stdin)
-        proc.stdin.close()
-    except (BrokenPipeError, OSError):
-        pass
-    chunks = {proc.stdout: [], proc.stderr: []}
-    sizes = {proc.stdout: 0, proc.stderr: 0}
-    truncated = timed_out = False
-    sel = selectors.DefaultSelector()
-    for f in chunks:
-        os.set_blocking(f.fileno(), False)
-        sel.register(f, selectors.EVENT_READ)
-    try:
-        while sel.get_map():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                timed_out = True
-                break
-            for key, _ in sel.select(timeout=min(remaining, 0.5)):
-                f = key.fileobj
-                try:
-                    data = os.read(f.fileno(), 65536)
-                except BlockingIOError:
-                    continue
-                if not data:
-                    sel.unregister(f)
-                    continue
-                room = cap - sizes[f]
-                if room > 0:
-                    chunks[f].append(data[:room])
-                    sizes[f] += min(len(data), room)
-                if len(data) > room:
-                    truncated = True
-            if truncated:
-                break
-        while not truncated and not timed_out:
-            try:  # exited yet? (WNOWAIT: leave the reaping to _reap)
-                if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT):
-                    break
-            except ChildProcessError:
-                break
-            if time.monotonic() >= deadline:
-                timed_out = True
-                break
-            time.sleep(0.002)
-    finally:
-        sel.close()
-        proc.stdout.close()
-        proc.stderr.close()
-    return b"".join(chunks[proc.stdout]), b"".join(chunks[proc.stderr]), truncated, timed_out
+def _decode(returncode: int) -> tuple[int | None, int | None]:
+    """bwrap's return code as (exit code, signal): bwrap reports its child's death by signal N
+    as exit status 128 + N; a negative code is bwrap itself killed (by us, at the deadline)."""
+    if returncode < 0:
+        return None, -returncode
+    if returncode > 128 and returncode - 128 in _DEATH_SIGNALS:
+        return None, returncode - 128
+    return returncode, None
 
 
 # ------------------------------------------------------------------------------- self-test

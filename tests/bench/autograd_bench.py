@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 import json
-import math
 import random
 import sys
 import time
