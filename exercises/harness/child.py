@@ -68,11 +68,15 @@ def plain(value):
         if v is None or t is bool or t is int or t is float or t is str:
             parent[key] = v
         elif t is list or t is tuple:
+            if count + len(v) > MAX_VALUE_ITEMS:  # refuse a huge container before walking it
+                raise NotPlainData(f"the value has more than {MAX_VALUE_ITEMS} items")
             out = [None] * len(v)
             parent[key] = out
             for i, item in enumerate(v):
                 stack.append((item, out, i, depth + 1))
         elif t is dict:
+            if count + len(v) > MAX_VALUE_ITEMS:
+                raise NotPlainData(f"the value has more than {MAX_VALUE_ITEMS} items")
             out = {}
             parent[key] = out
             for k, item in v.items():
