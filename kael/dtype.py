@@ -29,17 +29,14 @@ BOOL, INT, FLOAT = 0, 1, 2
 class DType:
     """A tensor element type: ``kael.float32``, ``kael.float64``, ``kael.int64``, ``kael.bool``."""
 
-    __slots__ = ("name", "itemsize", "category", "rank")
+    __slots__ = ("name", "itemsize", "category", "rank", "is_floating_point")
 
     def __init__(self, name: str, itemsize: int, category: int, rank: int):
         self.name = name
         self.itemsize = itemsize
         self.category = category
         self.rank = rank
-
-    @property
-    def is_floating_point(self) -> bool:
-        return self.category == FLOAT
+        self.is_floating_point = category == FLOAT
 
     def __repr__(self) -> str:
         return f"kael.{self.name}"

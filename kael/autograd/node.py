@@ -133,7 +133,9 @@ class FunctionNode(Node):
             del node
 
     def __init__(self, inputs, needs_input_grad, positions=None):
-        Node.__init__(self, inputs)
+        self.inputs = inputs
+        self._pre_hooks = None
+        self._hooks = None
         self._saved = None
         self._released = False
         self.needs_input_grad = needs_input_grad
