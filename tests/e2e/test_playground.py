@@ -272,3 +272,17 @@ def test_static_hosting_runs_everything_but_hides_submit(page: Page, watch, stat
     expect(local.locator(".verdict")).to_have_attribute("data-verdict", re.compile(".+"), timeout=60_000)
     expect(local.locator(".verdict")).not_to_have_attribute("data-verdict", "Accepted")
     page.screenshot(path=screenshots / "static-exercise.png")
+
+
+def test_a_flood_of_output_is_trimmed_and_stop_still_answers(app: Page):
+    set_code(app, "for i in range(200_000):\n    print(i)\n")
+    run(app)
+    expect(console(app)).to_contain_text("Finished in", timeout=60_000)
+    expect(console(app)).to_contain_text("199999")
+    expect(console(app)).to_contain_text("earlier output removed")
+    set_code(app, "while True:\n    print('x' * 50)\n")
+    run(app)
+    expect(console(app)).to_contain_text("xxxxxxxxxx")
+    app.get_by_role("button", name="Stop", exact=True).click()
+    expect(console(app)).to_contain_text("Stopped.", timeout=10_000)
+    wait_idle(app, 10_000)

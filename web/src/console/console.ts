@@ -5,7 +5,8 @@ import type { PyError } from "../worker/protocol";
 import { clear, h } from "../ui/dom";
 import { t } from "../ui/i18n";
 
-const MAX_CHARS = 400_000;
+const MAX_CHARS = 200_000; // characters of output kept on the page
+const CHUNK_CHARS = 8_192; // output appended to one text node before a new one starts
 const FRAME_LINE = /^(\s*File "main\.py", line )(\d+)(.*)$/;
 
 export class ConsoleView {
@@ -15,6 +16,8 @@ export class ConsoleView {
   private chars = 0;
   private tail: { kind: string; node: Text } | null = null;
   private pending: { kind: "stdout" | "stderr"; text: string }[] = [];
+  private pendingChars = 0;
+  private dropped = false;
   private frame = 0;
 
   constructor(private readonly onLine: (line: number) => void) {
@@ -31,13 +34,30 @@ export class ConsoleView {
     this.flush();
     clear(this.output);
     this.chars = 0;
+    this.dropped = false;
     this.tail = null;
     this.placeholder.hidden = false;
   }
 
   /** Streamed output; appended on the next animation frame so a flood of prints stays cheap. */
   write(kind: "stdout" | "stderr", text: string): void {
-    this.pending.push({ kind, text });
+    const last = this.pending[this.pending.length - 1];
+    if (last && last.kind === kind) last.text += text;
+    else this.pending.push({ kind, text });
+    this.pendingChars += text.length;
+    // Far more than can be kept: drop the oldest pending text now rather than render it.
+    while (this.pendingChars > 2 * MAX_CHARS && this.pending.length) {
+      const first = this.pending[0];
+      const excess = this.pendingChars - 2 * MAX_CHARS;
+      if (first.text.length <= excess) {
+        this.pending.shift();
+        this.pendingChars -= first.text.length;
+      } else {
+        first.text = first.text.slice(excess);
+        this.pendingChars -= excess;
+      }
+      this.dropped = true;
+    }
     if (!this.frame) this.frame = requestAnimationFrame(() => this.flush());
   }
 
@@ -46,6 +66,7 @@ export class ConsoleView {
     this.frame = 0;
     const pending = this.pending;
     this.pending = [];
+    this.pendingChars = 0;
     for (const { kind, text } of pending) this.append(kind, text);
     this.trim();
     this.scroll();
@@ -53,7 +74,9 @@ export class ConsoleView {
 
   private append(kind: string, text: string): void {
     this.placeholder.hidden = true;
-    if (this.tail && this.tail.kind === kind) {
+    // Small chunks join the previous one; big ones get their own node, so trimming the
+    // oldest output never has to touch the newest.
+    if (this.tail && this.tail.kind === kind && this.tail.node.length < CHUNK_CHARS) {
       this.tail.node.appendData(text);
     } else {
       const node = document.createTextNode(text);
@@ -63,15 +86,30 @@ export class ConsoleView {
     this.chars += text.length;
   }
 
+  /** Keep the newest MAX_CHARS characters: whole old nodes first, then the start of one. */
   private trim(): void {
-    while (this.chars > MAX_CHARS && this.output.firstChild) {
-      const first = this.output.firstChild as HTMLElement;
-      this.chars -= first.textContent?.length ?? 0;
-      first.remove();
-      if (!this.output.firstElementChild?.classList.contains("truncated")) {
-        this.output.prepend(h("div", { class: "note truncated" }, t("console.truncated")));
+    if (this.chars <= MAX_CHARS && !this.dropped) return;
+    let first = this.output.firstElementChild as HTMLElement | null;
+    if (first?.classList.contains("truncated")) first = first.nextElementSibling as HTMLElement | null;
+    while (first && this.chars > MAX_CHARS) {
+      const length = first.textContent?.length ?? 0;
+      const next = first.nextElementSibling as HTMLElement | null;
+      if (this.chars - length >= MAX_CHARS / 2 || !first.classList.contains("out")) {
+        if (this.tail && first.contains(this.tail.node)) this.tail = null;
+        first.remove();
+        this.chars -= length;
+      } else {
+        const text = first.firstChild as Text;
+        const excess = this.chars - MAX_CHARS;
+        text.deleteData(0, excess);
+        this.chars -= excess;
       }
+      first = next;
     }
+    if (!this.output.firstElementChild?.classList.contains("truncated")) {
+      this.output.prepend(h("div", { class: "note truncated" }, t("console.truncated")));
+    }
+    this.dropped = false;
   }
 
   private scroll(): void {
@@ -82,6 +120,7 @@ export class ConsoleView {
     this.flush();
     this.placeholder.hidden = true;
     this.output.append(h("div", { class: `note ${kind}` }, text));
+    this.chars += text.length;
     this.tail = null;
     this.scroll();
   }

@@ -21,14 +21,58 @@ function stage(name: Stage, state: "start" | "done"): void {
   post({ type: "progress", stage: name, state, at: performance.now() });
 }
 
-/** stdout/stderr as exact text (line-buffered, as in a terminal), streamed while code runs. */
+/**
+ * stdout/stderr as exact text (line-buffered, as in a terminal), streamed while code runs.
+ * Each write is posted at once, unless output floods: past FLOOD_POSTS posts in a window of
+ * FLOOD_WINDOW_MS, text is batched and posted once the window has passed (and at the end of the
+ * run), so a print loop cannot bury the page in messages. Only the newest MAX_BATCH characters
+ * of a batch are kept: the console keeps fewer than that anyway.
+ */
+const FLOOD_WINDOW_MS = 100;
+const FLOOD_POSTS = 100;
+const MAX_BATCH = 400_000;
+let windowStart = 0;
+let postsInWindow = 0;
+let batch: { kind: "stdout" | "stderr"; text: string }[] = [];
+
+function flushOutput(): void {
+  for (const { kind, text } of batch) post({ type: kind, id: currentId, text });
+  batch = [];
+}
+
+function postOutput(kind: "stdout" | "stderr", text: string): void {
+  const now = performance.now();
+  if (now - windowStart >= FLOOD_WINDOW_MS) {
+    flushOutput();
+    windowStart = now;
+    postsInWindow = 0;
+  }
+  if (postsInWindow < FLOOD_POSTS && batch.length === 0) {
+    postsInWindow++;
+    post({ type: kind, id: currentId, text });
+    return;
+  }
+  const last = batch[batch.length - 1];
+  if (last && last.kind === kind) last.text += text;
+  else batch.push({ kind, text });
+  let size = batch.reduce((n, b) => n + b.text.length, 0);
+  while (size > MAX_BATCH && batch.length) {
+    const excess = size - MAX_BATCH;
+    if (batch[0].text.length <= excess) size -= batch.shift()!.text.length;
+    else {
+      batch[0].text = batch[0].text.slice(excess);
+      size -= excess;
+    }
+  }
+}
+
 function writer(kind: "stdout" | "stderr") {
   const decoder = new TextDecoder();
   return {
     isatty: true,
     write(buffer: Uint8Array): number {
       const text = decoder.decode(buffer, { stream: true });
-      if (text) post({ type: kind, id: currentId, text });
+      if (text) postOutput(kind, text);
       return buffer.length;
     },
   };
@@ -39,6 +83,7 @@ const DISPLAY_KINDS = new Set(["graph", "trace", "plot", "progress"]);
 function emit(kind: string, json: string): void {
   if (!DISPLAY_KINDS.has(kind)) return;
   const payload = JSON.parse(json) as Record<string, unknown>;
+  flushOutput(); // keep output and drawings in the order the program made them
   post({ type: "display", id: currentId, display: { kind, ...payload } as Display });
 }
 
@@ -134,6 +179,7 @@ function run(id: number, code: string): void {
   } catch (error) {
     outcome = { ok: false, error: jsError(error), durationMs: performance.now() - started };
   }
+  flushOutput();
   post({ type: "done", id, outcome });
 }
 
@@ -148,6 +194,7 @@ function runTests(id: number, request: Extract<ToWorker, { type: "run_tests" }>[
       py.FS.writeFile(file.path, file.text);
     }
     const result = callPython("run_tests", JSON.stringify(request));
+    flushOutput();
     post({
       type: "tests_done",
       id,
@@ -156,6 +203,7 @@ function runTests(id: number, request: Extract<ToWorker, { type: "run_tests" }>[
       durationMs: performance.now() - started,
     });
   } catch (error) {
+    flushOutput();
     post({ type: "tests_done", id, report: null, error: jsError(error), durationMs: performance.now() - started });
   }
 }
