@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import gc
 
+from ..backend import get_backend
 from .grad_mode import state as _grad_state
 from .node import AccumulateGrad
 
 __all__ = ["run_backward", "gradient_edge", "set_tracer"]
 
+_B = get_backend()
+_Tensor = None  # kael.tensor.Tensor, bound on first use (kael.tensor imports this package)
 _tracer = None
 _depth = 0  # nested backward passes (a checkpoint recomputing in backward) are not traced
 
@@ -141,15 +144,23 @@ def _check_gradients(node, grads):
     for i, (ni, g) in enumerate(zip(inputs, grads)):
         if g is None or ni.edge is None:
             continue
-        if g.shape != ni.shape:
-            raise RuntimeError(
-                f"function {node.name()} returned an invalid gradient at index {i}: "
-                f"got shape {_fmt(g.shape)} but expected shape {_fmt(ni.shape)}"
+        data = getattr(g, "_data", None)
+        if data is None or not isinstance(g, _Tensor):
+            raise TypeError(
+                f"function {node.name()} returned {type(g).__name__} as the gradient at index {i}; "
+                "expected a Tensor or None"
             )
-        if g.dtype is not ni.dtype:
+        shape = _B.shape(data)
+        if shape != ni.shape:
             raise RuntimeError(
                 f"function {node.name()} returned an invalid gradient at index {i}: "
-                f"got dtype {g.dtype.name} but expected dtype {ni.dtype.name}"
+                f"got shape {_fmt(shape)} but expected shape {_fmt(ni.shape)}"
+            )
+        dtype = _B.dtype(data)
+        if dtype is not ni.dtype:
+            raise RuntimeError(
+                f"function {node.name()} returned an invalid gradient at index {i}: "
+                f"got dtype {dtype.name} but expected dtype {ni.dtype.name}"
             )
 
 
@@ -169,7 +180,11 @@ def run_backward(roots, grad_roots, retain_graph=False, inputs=None, capture=Fal
     ``inputs``: tensors to accumulate into (``backward(inputs=...)``) or, with ``capture``, to
     return gradients for without touching ``.grad`` (``autograd.grad``).
     """
-    global _depth
+    global _depth, _Tensor
+    if _Tensor is None:
+        from ..tensor import Tensor
+
+        _Tensor = Tensor
     tracer = _tracer if _depth == 0 else None
     root_nodes, seeds = _seed(roots, grad_roots)
 

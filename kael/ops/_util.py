@@ -82,9 +82,10 @@ def sum_to(g: Tensor, shape) -> Tensor:
 
 def reduce_grad(g: Tensor, ni) -> Tensor:
     """The gradient for input ``ni`` (a NodeInput): summed to its shape, cast to its dtype."""
-    if g.shape != ni.shape:
+    data = g._data
+    if B.shape(data) != ni.shape:
         g = sum_to(g, ni.shape)
-    if g.dtype is not ni.dtype:
+    if B.dtype(data) is not ni.dtype:
         g = g.to(ni.dtype)
     return g
 

@@ -448,6 +448,23 @@ def test_engine_checks_each_gradient_and_names_the_node():
     assert x.grad is None
 
 
+def test_engine_names_the_node_when_a_backward_returns_something_that_is_not_a_tensor():
+    class ReturnsList(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.tolist()
+
+    x = kael.ones(3, requires_grad=True)
+    with pytest.raises(TypeError) as info:
+        ReturnsList.apply(x).sum().backward()
+    assert str(info.value) == (
+        "function ReturnsListBackward returned list as the gradient at index 0; expected a Tensor or None")
+
+
 def test_backward_runs_without_grad_mode_and_gives_first_order_gradients():
     x = kael.ones(2, requires_grad=True)
     seen = []
