@@ -156,7 +156,17 @@ class Tensor:
         return self.numel() * self.dtype.itemsize
 
     def stride(self, dim=None):
+        """Strides in elements. A size-1 dim added by ``None``/``unsqueeze`` reports PyTorch's
+        stride (the next dim's stride times its size) rather than the backend's 0: never used to
+        step, it only has to read the way PyTorch shows it."""
+        shape = B.shape(self._data)
         strides = B.strides(self._data)
+        if 0 in strides:
+            fixed = list(strides)
+            for i in range(len(shape) - 1, -1, -1):
+                if shape[i] == 1 and fixed[i] == 0:
+                    fixed[i] = fixed[i + 1] * shape[i + 1] if i + 1 < len(shape) else 1
+            strides = tuple(fixed)
         return strides if dim is None else strides[self._dim(dim)]
 
     def storage_offset(self) -> int:

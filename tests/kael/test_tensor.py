@@ -244,6 +244,14 @@ def test_shape_size_dim_numel():
     assert kael.tensor(1.0).shape == () and kael.tensor(1.0).numel() == 1
 
 
+def test_a_new_size_one_dim_reports_pytorchs_stride():
+    x = kael.zeros(2, 3, 4)
+    assert x[None].stride() == (24, 12, 4, 1)
+    assert x[:, None, :, None].stride() == (12, 12, 4, 4, 1)
+    assert x.unsqueeze(-1).stride() == (12, 4, 1, 1)
+    assert kael.zeros(3).unsqueeze(0).expand(4, 3).stride() == (0, 1)  # expanded dims stay 0
+
+
 # -- views share storage -------------------------------------------------------------------------------
 
 
