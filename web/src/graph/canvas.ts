@@ -71,6 +71,14 @@ export class GraphCanvas {
     return this.layout !== null;
   }
 
+  clear(): void {
+    this.layout = null;
+    clear(this.root);
+    this.itemEls.clear();
+    this.linkEls.clear();
+    this.badgeEls.clear();
+  }
+
   render(layout: Layout): void {
     this.layout = layout;
     clear(this.root);

@@ -7,6 +7,9 @@ import { GraphCanvas } from "./canvas";
 import { layoutGraph, type LayoutItem } from "./layout";
 import { formatShape, formatValues, type GraphData } from "./types";
 
+/** Larger graphs are summarized, not drawn: laying out thousands of nodes would freeze the page. */
+export const MAX_DRAWN_NODES = 400;
+
 export class GraphView {
   readonly element: HTMLElement;
   readonly canvas: GraphCanvas;
@@ -17,6 +20,7 @@ export class GraphView {
   private data: GraphData | null = null;
   private title: string | null = null;
   private selected: LayoutItem | null = null;
+  private tooLarge = false;
 
   constructor() {
     this.canvas = new GraphCanvas((item) => this.showDetails(item), "graph.label");
@@ -38,7 +42,9 @@ export class GraphView {
     this.data = data;
     this.title = title ?? null;
     this.element.classList.add("has-graph");
-    this.canvas.render(layoutGraph(data));
+    this.tooLarge = data.nodes.length > MAX_DRAWN_NODES;
+    if (this.tooLarge) this.canvas.clear();
+    else this.canvas.render(layoutGraph(data));
     this.refreshText();
     this.showDetails(null);
   }
@@ -51,7 +57,9 @@ export class GraphView {
 
   refreshText(): void {
     this.placeholder.textContent = t("graph.empty");
-    this.caption.textContent = this.title ?? "";
+    this.caption.textContent = this.tooLarge && this.data
+      ? t("graph.toolarge", { nodes: this.data.nodes.length, max: MAX_DRAWN_NODES })
+      : (this.title ?? "");
     const d = this.data;
     this.totals.textContent = d
       ? t("graph.totals", {

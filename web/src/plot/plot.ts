@@ -4,6 +4,7 @@
 import { clear, h, s } from "../ui/dom";
 import { t } from "../ui/i18n";
 
+const MAX_DRAWN_POINTS = 2000;
 const W = 560;
 const H = 300;
 const M = { left: 56, right: 16, top: 16, bottom: 32 };
@@ -83,8 +84,9 @@ export class PlotView {
     const legend: string[] = [];
     let i = 0;
     for (const [name, points] of this.series) {
+      const stride = Math.ceil(points.length / MAX_DRAWN_POINTS); // draw at most ~2000 points a series
       const d = points
-        .filter((p) => p.y !== null)
+        .filter((p, j) => p.y !== null && (j % stride === 0 || j === points.length - 1))
         .map((p, j) => `${j ? "L" : "M"} ${px(p.x).toFixed(1)} ${py(p.y as number).toFixed(1)}`)
         .join(" ");
       this.svg.append(s("path", { d, class: `series series-${i % 4}` }));

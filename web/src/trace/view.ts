@@ -14,7 +14,7 @@ import {
   type TraceStart,
   type TraceStep,
 } from "../graph/types";
-import { describeItem } from "../graph/view";
+import { describeItem, MAX_DRAWN_NODES } from "../graph/view";
 import { clear, h, s } from "../ui/dom";
 import { bind, t } from "../ui/i18n";
 
@@ -149,7 +149,8 @@ export class TraceView {
     this.passPicker.value = String(pass);
     this.frames = (this.data?.steps ?? []).filter((e) => e.pass === pass);
     const graph = this.graph;
-    if (graph) this.canvas.render(layoutGraph(graph));
+    if (graph && graph.nodes.length <= MAX_DRAWN_NODES) this.canvas.render(layoutGraph(graph));
+    else this.canvas.clear();
     this.selected = null;
     this.index = 0;
     this.renderTable();
