@@ -1,8 +1,8 @@
 """Operations, grouped by family; every differentiable one is a ``Function`` with its VJP."""
 
 from ._util import sum_to
-from .elementwise import *  # noqa: F401,F403
-from .elementwise import __all__ as _elementwise
+from .arithmetic import *  # noqa: F401,F403
+from .arithmetic import __all__ as _arithmetic
 from .indexing import *  # noqa: F401,F403
 from .indexing import __all__ as _indexing
 from .loss import *  # noqa: F401,F403
@@ -13,5 +13,7 @@ from .reduction import *  # noqa: F401,F403
 from .reduction import __all__ as _reduction
 from .shape import *  # noqa: F401,F403
 from .shape import __all__ as _shape
+from .unary import *  # noqa: F401,F403
+from .unary import __all__ as _unary
 
-__all__ = ["sum_to", *_elementwise, *_indexing, *_loss, *_matmul, *_reduction, *_shape]
+__all__ = ["sum_to", *_arithmetic, *_unary, *_indexing, *_loss, *_matmul, *_reduction, *_shape]

@@ -6,8 +6,8 @@ from .. import dtype as dt
 from ..autograd.function import Function
 from ..backend.errors import fmt_shape
 from ..tensor import B, Tensor, _wrap
-from .elementwise import exp, log, relu, sigmoid
 from .reduction import log_softmax
+from .unary import exp, log, relu, sigmoid
 
 __all__ = ["mse_loss", "nll_loss", "cross_entropy", "binary_cross_entropy_with_logits", "binary_cross_entropy"]
 

@@ -6,7 +6,8 @@ from .. import dtype as dt
 from ..autograd.function import Function
 from ..tensor import B, Tensor, _wrap
 from ._util import norm_dim, norm_dims, operands
-from .elementwise import exp, where
+from .arithmetic import where
+from .unary import exp
 
 __all__ = [
     "sum", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "logsumexp",
@@ -166,7 +167,7 @@ class _MinMaxResult(tuple):
 def max(a, dim=None, keepdim=False):
     """``max(a)`` is the largest element; ``max(a, dim)`` returns ``(values, indices)``."""
     if isinstance(dim, Tensor):
-        from .elementwise import maximum
+        from .arithmetic import maximum
 
         return maximum(a, dim)
     if dim is None:
@@ -176,7 +177,7 @@ def max(a, dim=None, keepdim=False):
 
 def min(a, dim=None, keepdim=False):
     if isinstance(dim, Tensor):
-        from .elementwise import minimum
+        from .arithmetic import minimum
 
         return minimum(a, dim)
     if dim is None:

@@ -1,4 +1,4 @@
-"""Elementwise ops: each forward beside its vector-Jacobian product.
+"""Arithmetic, selection and comparison ops: each forward beside its vector-Jacobian product.
 
 ``g`` is the gradient arriving from the output; broadcasting is undone only by ``reduce_grad``
 (``sum_to``, then a cast back to the input's dtype).
@@ -6,18 +6,15 @@
 
 from __future__ import annotations
 
-import math
-
 from .. import dtype as dt
 from ..autograd.function import Function
 from ..tensor import B, Tensor, _wrap
 from ._util import operands, promoted, reduce_grad
 
 __all__ = [
-    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "rsqrt", "abs", "sin", "cos",
-    "tanh", "sigmoid", "relu", "silu", "gelu", "square", "sign", "clamp", "maximum", "minimum",
-    "where", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
-    "logical_not", "floor_divide", "remainder", "cast", "erf",
+    "add", "sub", "mul", "div", "true_divide", "neg", "pow", "clamp", "clip", "maximum", "minimum",
+    "where", "cast", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+    "logical_not", "floor_divide", "remainder",
 ]
 
 
@@ -132,6 +129,8 @@ class Pow(Function):
         gb = None
         if need[1]:
             # d/db a**b = a**b * log(a); defined as 0 where a == 0 (PyTorch's convention).
+            from .unary import log  # unary imports this module
+
             y = saved[2]
             gb = where(a == 0, 0.0, g * y * log(where(a == 0, 1.0, a)))
         return _grads(ctx, ga, gb)
@@ -162,15 +161,7 @@ def pow(a, b):
     return Pow.apply(a, b)
 
 
-# -- unary ops ----------------------------------------------------------------------------------
-
-
-def _float_input(a: Tensor, name: str):
-    """Unary float ops promote integer inputs to the default float dtype, as PyTorch does."""
-    arr = a._data
-    if not B.dtype(arr).is_floating_point:
-        arr = B.astype(arr, dt.get_default_dtype())
-    return arr
+# -- negation, clamping and selection ----------------------------------------------------------
 
 
 class Neg(Function):
@@ -183,225 +174,6 @@ class Neg(Function):
     @staticmethod
     def backward(ctx, g):
         return -g
-
-
-class Exp(Function):
-    """y = exp(a);  da = g * y"""
-
-    saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _wrap(B.unary("exp", _float_input(a, "exp")))
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        return reduce_grad(g * y, ctx.inputs[0])
-
-
-class Log(Function):
-    """y = log(a);  da = g / a"""
-
-    saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return B.unary("log", _float_input(a, "log"))
-
-    @staticmethod
-    def backward(ctx, g):
-        (a,) = ctx.saved_tensors
-        return reduce_grad(g / a, ctx.inputs[0])
-
-
-class Sqrt(Function):
-    """y = sqrt(a);  da = g / (2 * y)"""
-
-    saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _wrap(B.unary("sqrt", _float_input(a, "sqrt")))
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        return reduce_grad(g / (2 * y), ctx.inputs[0])
-
-
-class Abs(Function):
-    """y = |a|;  da = g * sign(a)"""
-
-    saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return B.unary("abs", a._data)
-
-    @staticmethod
-    def backward(ctx, g):
-        (a,) = ctx.saved_tensors
-        return g * sign(a)
-
-
-class Sin(Function):
-    """y = sin(a);  da = g * cos(a)"""
-
-    saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return B.unary("sin", _float_input(a, "sin"))
-
-    @staticmethod
-    def backward(ctx, g):
-        (a,) = ctx.saved_tensors
-        return reduce_grad(g * cos(a), ctx.inputs[0])
-
-
-class Cos(Function):
-    """y = cos(a);  da = -g * sin(a)"""
-
-    saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return B.unary("cos", _float_input(a, "cos"))
-
-    @staticmethod
-    def backward(ctx, g):
-        (a,) = ctx.saved_tensors
-        return reduce_grad(-g * sin(a), ctx.inputs[0])
-
-
-class Tanh(Function):
-    """y = tanh(a);  da = g * (1 - y**2)"""
-
-    saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _wrap(B.unary("tanh", _float_input(a, "tanh")))
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        return reduce_grad(g * (1 - y * y), ctx.inputs[0])
-
-
-class Sigmoid(Function):
-    """y = 1 / (1 + exp(-a));  da = g * y * (1 - y)"""
-
-    saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _wrap(B.unary("sigmoid", _float_input(a, "sigmoid")))
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        return reduce_grad(g * y * (1 - y), ctx.inputs[0])
-
-
-class Relu(Function):
-    """y = max(a, 0);  da = g * (y > 0)"""
-
-    saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _wrap(B.unary("relu", a._data))
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        return where(y > 0, g, 0.0)
-
-
-class Silu(Function):
-    """y = a * sigmoid(a);  da = g * s * (1 + a * (1 - s)), s = sigmoid(a)"""
-
-    saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        x = _float_input(a, "silu")
-        return B.binary("mul", x, B.unary("sigmoid", x))
-
-    @staticmethod
-    def backward(ctx, g):
-        (a,) = ctx.saved_tensors
-        s = sigmoid(a)
-        return reduce_grad(g * s * (1 + a * (1 - s)), ctx.inputs[0])
-
-
-_SQRT_2 = math.sqrt(2.0)
-_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-
-
-class Gelu(Function):
-    """exact: y = a * Phi(a);  da = g * (Phi(a) + a * phi(a))
-    tanh:  y = a/2 * (1 + tanh(u)), u = sqrt(2/pi) * (a + 0.044715 a**3);
-           da = g * (0.5 * (1 + t) + 0.5 * a * (1 - t**2) * sqrt(2/pi) * (1 + 3 * 0.044715 a**2))"""
-
-    saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, a, approximate="none"):
-        ctx.save_for_backward(a)
-        ctx.approximate = approximate
-        x = _wrap(_float_input(a, "gelu"))
-        if approximate == "tanh":
-            inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
-            return 0.5 * x * (1 + tanh(inner))
-        return x * 0.5 * (1 + erf(x / _SQRT_2))
-
-    @staticmethod
-    def backward(ctx, g):
-        (a,) = ctx.saved_tensors
-        if ctx.approximate == "tanh":
-            inner = _SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)
-            t = tanh(inner)
-            d = 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * a * a)
-        else:
-            cdf = 0.5 * (1 + erf(a / _SQRT_2))
-            pdf = exp(-0.5 * a * a) * _INV_SQRT_2PI
-            d = cdf + a * pdf
-        return reduce_grad(g * d, ctx.inputs[0]), None
-
-
-class Square(Function):
-    """y = a**2;  da = 2 * g * a"""
-
-    saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return B.unary("square", a._data)
-
-    @staticmethod
-    def backward(ctx, g):
-        (a,) = ctx.saved_tensors
-        return 2 * g * a
 
 
 class Clamp(Function):
@@ -495,40 +267,11 @@ class Cast(Function):
         return g.to(ctx.inputs[0].dtype)
 
 
-def _unary(cls, name):
-    def fn(a):
-        if not isinstance(a, Tensor):
-            raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(a).__name__}")
-        return cls.apply(a)
-
-    fn.__name__ = name
-    fn.__doc__ = cls.__doc__
-    return fn
-
-
-neg = _unary(Neg, "neg")
-exp = _unary(Exp, "exp")
-log = _unary(Log, "log")
-sqrt = _unary(Sqrt, "sqrt")
-abs = _unary(Abs, "abs")
-sin = _unary(Sin, "sin")
-cos = _unary(Cos, "cos")
-tanh = _unary(Tanh, "tanh")
-sigmoid = _unary(Sigmoid, "sigmoid")
-relu = _unary(Relu, "relu")
-silu = _unary(Silu, "silu")
-square = _unary(Square, "square")
-
-
-def rsqrt(a):
-    return 1 / sqrt(a)
-
-
-def gelu(a, approximate="none"):
-    """GELU, exact (``approximate="none"``, with erf) or the tanh approximation."""
-    if approximate not in ("none", "tanh"):
-        raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
-    return Gelu.apply(a, approximate)
+def neg(a):
+    """-a"""
+    if not isinstance(a, Tensor):
+        raise TypeError(f"neg(): argument 'input' must be Tensor, not {type(a).__name__}")
+    return Neg.apply(a)
 
 
 def clamp(a, min=None, max=None):
@@ -569,21 +312,6 @@ def cast(a, dtype):
 
 
 # -- functions without gradients ---------------------------------------------------------------
-
-
-def _no_grad_unary(op, float_only=False):
-    def fn(a):
-        arr = _float_input(a, op) if float_only else a._data
-        return _wrap(B.unary(op, arr))
-
-    fn.__name__ = op
-    return fn
-
-
-sign = _no_grad_unary("sign")
-erf = _no_grad_unary("erf", float_only=True)
-floor = _no_grad_unary("floor")
-ceil = _no_grad_unary("ceil")
 
 
 def logical_not(a):
