@@ -24,7 +24,7 @@ import type { Display, Stage } from "./worker/protocol";
 const HARNESS_ROOT = "/home/pyodide/kael_exercises";
 const STAGES: Stage[] = ["runtime", "stdlib", "kael"];
 
-type Context = { kind: "playground" } | { kind: "exercise"; id: string; title: string };
+type Context = { kind: "playground" } | { kind: "exercise"; id: string; titles: { en: string; zh?: string } };
 
 export function startApp(root: HTMLElement): void {
   const urls = resolveUrls();
@@ -52,7 +52,10 @@ export function startApp(root: HTMLElement): void {
   const contextLabel = h("span", { class: "context-label" });
   const contextBack = h("button", { type: "button", class: "link", hidden: true }, "");
   const renderContext = () => {
-    contextLabel.textContent = context.kind === "playground" ? t("app.title") : `${t("nav.exercises")} · ${context.title}`;
+    contextLabel.textContent =
+      context.kind === "playground"
+        ? t("app.title")
+        : `${t("nav.exercises")} · ${(currentLang() === "zh" ? context.titles.zh : undefined) ?? context.titles.en}`;
     contextBack.hidden = context.kind === "playground";
     contextBack.textContent = `← ${t("app.title")}`;
   };
@@ -181,8 +184,8 @@ export function startApp(root: HTMLElement): void {
   const exercisesView = new ExercisesView(source, {
     open: (detail: ExerciseDetail) => {
       storage.setExercise(detail.id);
-      const title = (currentLang() === "zh" ? detail.titles.zh : detail.titles.en) ?? detail.title;
-      setContext({ kind: "exercise", id: detail.id, title }, storage.draft(detail.id) ?? detail.starter);
+      const titles = { en: detail.titles?.en ?? detail.title, zh: detail.titles?.zh };
+      setContext({ kind: "exercise", id: detail.id, titles }, storage.draft(detail.id) ?? detail.starter);
     },
     code: () => editor.code,
     runTests: async (detail) => {

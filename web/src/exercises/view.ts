@@ -6,7 +6,15 @@ import { clear, h } from "../ui/dom";
 import { currentLang, t } from "../ui/i18n";
 import type { TestReport } from "../worker/protocol";
 import type { ExerciseDetail, ExerciseSource, ExerciseSummary, Submission } from "./api";
-import { renderMarkdown } from "./markdown";
+
+/** Markdown, KaTeX and DOMPurify load with the first statement shown, not with the page. */
+let markdown: Promise<typeof import("./markdown")> | null = null;
+function renderInto(el: HTMLElement, source: string): void {
+  markdown ??= import("./markdown");
+  void markdown.then((m) => {
+    el.innerHTML = m.renderMarkdown(source);
+  });
+}
 
 export type ExerciseStatus = "accepted" | "passed" | "attempted" | "new";
 
@@ -144,9 +152,9 @@ export class ExercisesView {
   private renderDetail(e: ExerciseDetail): void {
     const lang = currentLang();
     const statement = h("div", { class: "statement markdown" });
-    statement.innerHTML = renderMarkdown((lang === "zh" ? e.statement.zh : e.statement.en) ?? e.statement.en);
+    renderInto(statement, (lang === "zh" ? e.statement.zh : e.statement.en) ?? e.statement.en);
     const hints = h("div", { class: "markdown" });
-    hints.innerHTML = renderMarkdown((lang === "zh" ? e.hints.zh : e.hints.en) ?? e.hints.en ?? "");
+    renderInto(hints, (lang === "zh" ? e.hints.zh : e.hints.en) ?? e.hints.en ?? "");
 
     this.runButton = h(
       "button",
