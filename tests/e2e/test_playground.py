@@ -175,7 +175,7 @@ def test_exercise_fails_with_starter_passes_with_reference_and_is_accepted_by_th
     app.screenshot(path=screenshots / "exercise-submit.png")
 
     app.get_by_role("button", name=re.compile("All exercises")).click()
-    expect(app.locator(f'.exercise-item[data-id="{EXERCISE}"] .status')).to_have_text("accepted")
+    expect(app.locator(f'.exercise-item[data-id="{EXERCISE}"] .ex-status')).to_have_text("accepted")
 
 
 def test_training_example_streams_the_loss_to_the_plot(app: Page, screenshots):

@@ -141,7 +141,7 @@ export class ExercisesView {
             { class: "exercise-meta" },
             this.difficulty(e),
             h("span", { class: "topics" }, e.topics.join(", ")),
-            h("span", { class: `badge status ${status}` }, t(`exercises.status.${status}`)),
+            h("span", { class: `badge ex-status ${status}` }, t(`exercises.status.${status}`)),
           ),
         ),
       );
