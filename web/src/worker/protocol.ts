@@ -83,7 +83,7 @@ export type RunOutcome =
   | { ok: false; error: PyError; durationMs: number };
 
 export type FromWorker =
-  | { type: "progress"; stage: Stage; state: "start" | "done"; at: number }
+  | { type: "progress"; stage: Stage; state: "start" | "done" }
   | { type: "ready"; id: number; versions: { python: string; pyodide: string; kael: string } }
   | { type: "init_failed"; id: number; message: string }
   | { type: "stdout"; id: number; text: string }

@@ -18,7 +18,7 @@ function post(message: FromWorker): void {
 }
 
 function stage(name: Stage, state: "start" | "done"): void {
-  post({ type: "progress", stage: name, state, at: performance.now() });
+  post({ type: "progress", stage: name, state });
 }
 
 /**

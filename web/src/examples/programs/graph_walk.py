@@ -18,7 +18,7 @@ def walk(fn, depth=0):
 
 walk(y.grad_fn)
 mul = y.grad_fn.next_functions[0][0]
-print("MulBackward saved:", sorted(a for a in dir(mul) if a.startswith("_saved")))
+print("MulBackward saved:", sorted(a for a in dir(mul) if a.startswith("_saved_")))
 kael.viz.show(y, params=dict(x=x, w=w, y=y))
 
 y.backward()
