@@ -242,7 +242,9 @@ export class ExercisesView {
     const verdictClass = report.verdict === "Accepted" ? "accepted" : "rejected";
     box.append(h("p", { class: `verdict ${verdictClass}`, "data-verdict": report.verdict }, t(`verdict.${report.verdict}`)));
     if (report.message) box.append(h("p", { class: "verdict-message" }, report.message));
-    if (report.summary) box.append(h("p", { class: "muted" }, t("exercises.report.summary", report.summary)));
+    if (report.summary && report.verdict !== "Accepted") {
+      box.append(h("p", { class: "muted" }, t("exercises.report.summary", report.summary)));
+    }
     if (report.syntax_error) {
       const se = report.syntax_error;
       box.append(h("pre", { class: "error" }, `line ${se.line}, column ${se.column}: ${se.message}\n${se.text}`));
