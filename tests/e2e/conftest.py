@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -176,6 +177,14 @@ class PageWatch:
     def __init__(self):
         self.problems: list[str] = []
         self.requests: list[str] = []
+        self.allowed: list[re.Pattern] = []
+
+    def allow(self, pattern: str) -> None:
+        """A console error this test provokes on purpose (matched with re.search)."""
+        self.allowed.append(re.compile(pattern))
+
+    def unexpected(self) -> list[str]:
+        return [p for p in self.problems if not any(a.search(p) for a in self.allowed)]
 
     def attach(self, context, page):
         context.on("request", self._request)
@@ -201,7 +210,8 @@ def watch(context, page):
     w = PageWatch()
     w.attach(context, page)
     yield w
-    assert not w.problems, "\n".join(w.problems)
+    problems = w.unexpected()
+    assert not problems, "\n".join(problems)
 
 
 @pytest.fixture

@@ -286,3 +286,33 @@ def test_a_flood_of_output_is_trimmed_and_stop_still_answers(app: Page):
     app.get_by_role("button", name="Stop", exact=True).click()
     expect(console(app)).to_contain_text("Stopped.", timeout=10_000)
     wait_idle(app, 10_000)
+
+
+def test_statement_markdown_is_sanitized_and_math_is_typeset(app: Page, watch):
+    # DOMPurify parses the hostile HTML in an inert document; Chromium still reports the inline
+    # handler it refused there under the page's CSP. That report is the only console error allowed.
+    watch.allow(r"^console error: Executing inline event handler violates the following Content Security Policy")
+    hostile = (
+        "# Title\n\nInline $a^2 + b^2$ and display:\n\n$$\\sum_j w_j$$\n\n"
+        "`$not math$` <img src=x onerror=\"document.body.dataset.pwned=1\"> "
+        "<script>document.body.dataset.pwned=1</script>"
+        "<a href=\"javascript:document.body.dataset.pwned=1\">link</a>\n"
+    )
+
+    def serve(route):
+        body = route.fetch().json()
+        body["statement"] = {"en": hostile, "zh": hostile}
+        route.fulfill(json=body)
+
+    app.route(f"**/api/exercises/{EXERCISE}", serve)
+    app.get_by_role("tab", name="Exercises").click()
+    app.locator(f'.exercise-item[data-id="{EXERCISE}"]').click()
+    statement = app.locator(".statement")
+    expect(statement.locator(".katex")).to_have_count(2)
+    expect(statement.locator(".katex-display")).to_have_count(1)
+    expect(statement.locator("code")).to_have_text("$not math$")
+    expect(statement.get_by_role("heading", name="Title")).to_have_count(1)
+    assert statement.locator("script").count() == 0
+    assert statement.locator("[onerror]").count() == 0
+    assert statement.locator("a").get_attribute("href") in (None, "")
+    assert app.evaluate("document.body.dataset.pwned") is None

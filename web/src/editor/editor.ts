@@ -40,7 +40,6 @@ export class CodeEditor {
           Prec.highest(
             keymap.of([
               { key: "Mod-Enter", run: () => (options.onRun(), true) },
-              { key: "Shift-Enter", run: () => (options.onRun(), true) },
             ]),
           ),
           basicSetup,

@@ -35,5 +35,12 @@ export function renderMarkdown(source: string, headingOffset = 2): string {
     (_m, slash: string, level: string) => `<${slash}h${Math.min(6, Number(level) + headingOffset)}`,
   );
   const withMath = html.replace(/KAELMATH(\d+)X/g, (_m, i: string) => math[Number(i)] ?? "");
-  return DOMPurify.sanitize(withMath, { USE_PROFILES: { html: true, mathMl: true, svg: true } });
+  // KaTeX's MathML keeps its TeX source in <semantics><annotation>, plain text that DOMPurify
+  // would otherwise unwrap into the formula (read twice by screen readers). annotation-xml,
+  // which can carry HTML, stays forbidden.
+  return DOMPurify.sanitize(withMath, {
+    USE_PROFILES: { html: true, mathMl: true, svg: true },
+    ADD_TAGS: ["semantics", "annotation"],
+    ADD_ATTR: ["encoding"],
+  });
 }
