@@ -108,20 +108,30 @@ def _safe_str(exc):
     return text[:MAX_MESSAGE]
 
 
-def _traceback(exc, task_dir):
-    """The traceback without the harness's own frames, with paths relative to the task."""
+_HARNESS_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _is_harness_frame(tb) -> bool:
+    filename = tb.tb_frame.f_code.co_filename
+    return filename == "<harness>" or os.path.abspath(filename).startswith(_HARNESS_DIR)
+
+
+def _traceback(exc, task_dir=None):
+    """The traceback without the harness's own leading frames (child.py, inprocess.py), with
+    paths relative to the task directory when there is one."""
     try:
         tb = exc.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename in (__file__, "<harness>"):
+        while tb is not None and _is_harness_frame(tb):
             tb = tb.tb_next
         text = "".join(traceback.format_exception(type(exc), exc, tb))
     except BaseException:
         return ""
-    text = text.replace(task_dir + os.sep, "")
+    if task_dir:
+        text = text.replace(task_dir + os.sep, "")
     return text[-MAX_TRACEBACK:]
 
 
-def _outcome(exc, task_dir):
+def _outcome(exc, task_dir=None):
     if isinstance(exc, MemoryError):
         return {"memory": True}
     return {"raised": {"type": _type_name(type(exc)), "message": _safe_str(exc),

@@ -54,7 +54,7 @@ def run_public(code: str, tests_source: str, module_name: str, *, exercise_id: s
         except BaseException as exc:  # noqa: BLE001 (the learner's code may raise anything)
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            outcome = _outcome(exc, "")
+            outcome = _outcome(exc)
             memory = "memory" in outcome
             raised = outcome.get("raised", {"type": "MemoryError", "message": ""})
             crashed = f"importing your code raised {raised['type']}: {raised['message']}"
@@ -72,7 +72,7 @@ def run_public(code: str, tests_source: str, module_name: str, *, exercise_id: s
                 except KeyboardInterrupt:
                     raise
                 except BaseException as exc:  # noqa: BLE001
-                    outcome = _outcome(exc, "")
+                    outcome = _outcome(exc)
                 ms = (time.perf_counter() - t0) * 1000.0
                 memory = memory or "memory" in outcome
                 expected = _inline_expected(fn)
