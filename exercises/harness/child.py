@@ -108,12 +108,18 @@ def _safe_str(exc):
     return text[:MAX_MESSAGE]
 
 
-_HARNESS_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# This file (also as the copy the harness puts in a task directory) and, for the browser's
+# in-process runs, its sibling inprocess.py: frames that are the harness's, not the learner's.
+_HARNESS_FILES = {
+    "<harness>",
+    os.path.abspath(__file__),
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "inprocess.py"),
+}
 
 
 def _is_harness_frame(tb) -> bool:
     filename = tb.tb_frame.f_code.co_filename
-    return filename == "<harness>" or os.path.abspath(filename).startswith(_HARNESS_DIR)
+    return filename in _HARNESS_FILES or os.path.abspath(filename) in _HARNESS_FILES
 
 
 def _traceback(exc, task_dir=None):

@@ -55,3 +55,12 @@ def test_submission_module_is_removed_afterwards():
     before = sys.modules.get(e.module_name)
     _run(e, e.reference_source())
     assert sys.modules.get(e.module_name) is before
+
+
+def test_in_process_traceback_shows_the_learners_frames_with_their_paths():
+    e = catalog.find("graph-walk")
+    report = _run(e, "import kael\n\n\ndef walk(fn):\n    return 1 / 0\n")
+    message = report["tests"][0]["message"]
+    assert 'File "graph_walk.py", line 5, in walk' in message
+    assert "ZeroDivisionError: division by zero" in message
+    assert "inprocess.py" not in message and "child.py" not in message
