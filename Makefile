@@ -5,7 +5,7 @@
 #   make web     the front end in web/dist/ (npm run build: Pyodide, the wheel, exercises' public data)
 #   make test    every test lane; fails if any lane fails
 #   make serve   setup + wheel + web, then the judge server on $(HOST):$(PORT)
-#   make bench   tests/bench/run.py, if present
+#   make bench   the benchmarks in tests/bench (autograd, grading, page-ready), figures only
 #
 # Every target installs what it needs and is safe to run again; work is redone only when its
 # inputs change (stamp files). One lane alone: make test-numpy | test-python | test-pyodide.
@@ -166,12 +166,12 @@ test-pyodide: $(LANE_DEPS)
 serve: setup wheel web
 	$(PY) -m uvicorn server.app:app --host $(HOST) --port $(PORT)
 
-bench: setup
-	@if [ -f tests/bench/run.py ]; then \
-	  $(PY) tests/bench/run.py; \
-	else \
-	  echo "no benchmarks yet (tests/bench/run.py is missing)"; \
-	fi
+# Benchmarks print figures (ratios against references measured in the same run); they assert
+# nothing. Autograd vs micrograd/PyTorch, the judge's grading latency, the page-ready time.
+bench: setup wheel web
+	$(PY) tests/bench/run.py
+	$(PY) tests/bench/grading.py
+	$(PY) tests/bench/page_ready.py
 
 # Build outputs only; the virtualenv, node_modules and the wheel cache stay.
 clean:
