@@ -8,7 +8,6 @@ import http.server
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -24,17 +23,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 DIST = REPO / "web" / "dist"
 SCREENSHOTS = REPO / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
 
 def pytest_collection_modifyitems(items):
@@ -160,13 +148,6 @@ def base_url(server):
 
 
 @pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: make setup installs Debian's chromium")
-    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
-
-
-@pytest.fixture(scope="session")
 def browser_context_args(browser_context_args):
     return {**browser_context_args, "viewport": {"width": 1440, "height": 900}, "locale": "en-US"}
 
@@ -229,6 +210,3 @@ def screenshots():
     SCREENSHOTS.mkdir(exist_ok=True)
     return SCREENSHOTS
 
-
-def pytest_report_header(config):
-    return f"e2e: chromium {CHROMIUM} ({'present' if shutil.which(CHROMIUM) else 'missing'})"

@@ -1,11 +1,11 @@
 """The headers in a real browser: a page served by the judge starts Pyodide in a module worker,
 installs the kael wheel and runs Python under the server's CSP, cross-origin isolated (so the
 page can use SharedArrayBuffer to interrupt Python), with no CSP violation; Swagger UI loads too.
-Chromium from Debian (make setup) and Python Playwright; skipped when either is missing."""
+Debian's Chromium through pytest-playwright's ``page`` fixture (launch settings in
+tests/conftest.py)."""
 
 import json
 import re
-import shutil
 import zipfile
 
 import pytest
@@ -13,10 +13,7 @@ import pytest
 from server.core.config import REPO
 
 sync_api = pytest.importorskip("playwright.sync_api")
-CHROMIUM = shutil.which("chromium")
 PYODIDE = REPO / "web" / "node_modules" / "pyodide"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">
 <title>csp check</title><script type="module" src="/assets/main-0001.js"></script></head>
@@ -54,16 +51,6 @@ str(x.grad.tolist())
 """
 
 
-@pytest.fixture
-def chromium():
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (make setup installs it)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
 def watch(page):
     problems = []
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
@@ -71,7 +58,7 @@ def watch(page):
     return problems
 
 
-def test_pyodide_runs_kael_in_a_module_worker_under_the_csp(make_server, tmp_path, chromium):
+def test_pyodide_runs_kael_in_a_module_worker_under_the_csp(make_server, tmp_path, page):
     if not (PYODIDE / "package.json").exists():
         pytest.skip("web/node_modules is not installed (make setup)")
     version = json.loads((PYODIDE / "package.json").read_text())["version"]
@@ -88,7 +75,6 @@ def test_pyodide_runs_kael_in_a_module_worker_under_the_csp(make_server, tmp_pat
     (dist / "assets" / "worker-0001.js").write_text(WORKER % {"version": version, "wheel": wheel.name})
     server = make_server(KAEL_WEB_DIST=dist, KAEL_WHEEL_DIR=wheels, KAEL_SANDBOX="off").start()
 
-    page = chromium.new_page()
     problems = watch(page)
     page.goto(server.url + "/exercises/some-route")
     # (no wait_for_function with a string: it evaluates code, which this CSP rightly refuses)
@@ -101,9 +87,8 @@ def test_pyodide_runs_kael_in_a_module_worker_under_the_csp(make_server, tmp_pat
     assert problems == []
 
 
-def test_swagger_ui_renders_under_the_csp(make_server, chromium):
+def test_swagger_ui_renders_under_the_csp(make_server, page):
     server = make_server(KAEL_SANDBOX="off").start()
-    page = chromium.new_page()
     problems = watch(page)
     page.goto(server.url + "/docs")
     page.wait_for_selector(".opblock-summary-path", timeout=30_000)

@@ -1,0 +1,33 @@
+"""Fixtures shared by every test folder: how pytest-playwright launches Debian's Chromium
+(../shared/RECIPES.md). The end-to-end tests (tests/e2e) and the server's browser checks
+(tests/server/test_browser.py) both use pytest-playwright's ``browser``/``page`` fixtures, so
+one Playwright instance serves the whole session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",  # without these Chromium keeps trying to reach the internet
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def pytest_report_header(config):
+    return f"chromium: {CHROMIUM} ({'present' if Path(CHROMIUM).exists() else 'missing'})"
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: make setup installs Debian's chromium")
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
