@@ -101,6 +101,16 @@ def test_diamond_example_draws_graph_and_steps_through_five_steps(app: Page, scr
     expect(app.locator(".trace-state")).to_contain_text("function node")
 
 
+def test_a_program_that_only_shows_a_trace_also_draws_its_graph(app: Page):
+    app.get_by_role("button", name=re.compile("Broadcasting a bias")).click()
+    run(app)
+    wait_idle(app)
+    app.get_by_role("tab", name="Graph").click()
+    graph = app.get_by_role("group", name="Autograd graph").first
+    for name in ["SumBackward", "AddBackward", "MatmulBackward", "AccumulateGrad(b)", "AccumulateGrad(w)"]:
+        expect(graph.get_by_role("button", name=re.compile(rf"^{re.escape(name)}(,|$)"))).to_have_count(1)
+
+
 def test_stop_interrupts_an_endless_loop_and_the_next_run_works(app: Page):
     set_code(app, "print('looping')\nwhile True:\n    pass\n")
     run(app)

@@ -323,6 +323,13 @@ export function startApp(root: HTMLElement): void {
       traceView.show(display.data);
       shown.trace = true;
       outputs.mark("trace");
+      // A program that only shows a trace still gets its graph in the Graph tab: the graph the
+      // trace captured when its last backward pass started.
+      const passes = display.data.passes;
+      if (!shown.graph && passes.length > 0) {
+        graphView.show(passes[passes.length - 1].graph, display.title ?? null);
+        outputs.mark("graph");
+      }
     } else if (display.kind === "plot") {
       plotView.add(display.series, display.x, display.y);
       if (!shown.plot) outputs.select("plot");
