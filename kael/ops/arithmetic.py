@@ -203,34 +203,32 @@ class Maximum(Function):
     """y = max(a, b);  da = g where a > b (half where equal);  db = g where b > a (half where equal)"""
 
     saved_names = ("self", "other")
+    op = "maximum"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def wins(a, b):
+        return a > b
+
+    @classmethod
+    def forward(cls, ctx, a, b):
         ctx.save_for_backward(a, b)
-        return _binary_forward("maximum", a, b)
+        return _binary_forward(cls.op, a, b)
 
-    @staticmethod
-    def backward(ctx, g):
+    @classmethod
+    def backward(cls, ctx, g):
         a, b = ctx.saved_tensors
-        share = where(a > b, 1.0, where(a == b, 0.5, 0.0)).to(g.dtype)
+        share = where(cls.wins(a, b), 1.0, where(a == b, 0.5, 0.0)).to(g.dtype)
         return _grads(ctx, g * share, g * (1 - share))
 
 
-class Minimum(Function):
+class Minimum(Maximum):
     """y = min(a, b);  da = g where a < b (half where equal);  db = g where b < a (half where equal)"""
 
-    saved_names = ("self", "other")
+    op = "minimum"
 
     @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return _binary_forward("minimum", a, b)
-
-    @staticmethod
-    def backward(ctx, g):
-        a, b = ctx.saved_tensors
-        share = where(a < b, 1.0, where(a == b, 0.5, 0.0)).to(g.dtype)
-        return _grads(ctx, g * share, g * (1 - share))
+    def wins(a, b):
+        return a < b
 
 
 class Where(Function):

@@ -6,7 +6,7 @@ from .. import dtype as dt
 from ..autograd.function import Function
 from ..tensor import B, Tensor, _wrap
 from ._util import norm_dim, norm_dims, operands
-from .arithmetic import where
+from .arithmetic import maximum, minimum, where
 from .unary import exp
 
 __all__ = [
@@ -84,10 +84,11 @@ class Amax(Function):
     """y = max(a, dims);  da = g shared evenly among the elements equal to the max"""
 
     saved_names = ("self", "result")
+    reduce = "amax"
 
-    @staticmethod
-    def forward(ctx, a, dims=(), keepdim=False, op="amax"):
-        out = _wrap(getattr(B, op)(a._data, dims, keepdim))
+    @classmethod
+    def forward(cls, ctx, a, dims=(), keepdim=False):
+        out = _wrap(getattr(B, cls.reduce)(a._data, dims, keepdim))
         ctx.dims, ctx.keepdim = dims, keepdim
         ctx.save_for_backward(a, out)
         return out
@@ -102,23 +103,29 @@ class Amax(Function):
         return _unreduce(g, shape, ctx.dims, ctx.keepdim) * mask / count
 
 
+class Amin(Amax):
+    """y = min(a, dims);  da = g shared evenly among the elements equal to the min"""
+
+    reduce = "amin"
+
+
 def amax(a, dim=None, keepdim=False):
-    return Amax.apply(a, dims=norm_dims(dim, a.ndim), keepdim=keepdim, op="amax")
+    return Amax.apply(a, dims=norm_dims(dim, a.ndim), keepdim=keepdim)
 
 
 def amin(a, dim=None, keepdim=False):
-    return Amax.apply(a, dims=norm_dims(dim, a.ndim), keepdim=keepdim, op="amin")
+    return Amin.apply(a, dims=norm_dims(dim, a.ndim), keepdim=keepdim)
 
 
-class MaxDim(Function):
+class Max(Function):
     """values, indices = max(a, dim);  da = g scattered to the index positions"""
 
     saved_names = ("indices",)
+    arg = "argmax"
 
-    @staticmethod
-    def forward(ctx, a, dim=0, keepdim=False, op="max"):
-        arg = B.argmax if op == "max" else B.argmin
-        idx = arg(a._data, dim, True)
+    @classmethod
+    def forward(cls, ctx, a, dim=0, keepdim=False):
+        idx = getattr(B, cls.arg)(a._data, dim, True)
         values = B.getitem(a._data, _take_key(a.ndim, dim, idx))
         values = _wrap(values if keepdim else B.view(values, tuple(n for i, n in enumerate(B.shape(values)) if i != dim)))
         indices = _wrap(idx if keepdim else B.view(idx, tuple(n for i, n in enumerate(B.shape(idx)) if i != dim)))
@@ -135,6 +142,12 @@ class MaxDim(Function):
         out = _wrap(B.full(ni.shape, 0, g.dtype))
         B.setitem(out._data, _take_key(len(ni.shape), ctx.dim, idx._data), B.copy(g._data))
         return out
+
+
+class Min(Max):
+    """values, indices = min(a, dim);  da = g scattered to the index positions"""
+
+    arg = "argmin"
 
 
 def _take_key(ndim, dim, idx):
@@ -164,25 +177,22 @@ class _MinMaxResult(tuple):
         return self[1]
 
 
+def _extreme(a, dim, keepdim, whole, along, elementwise):
+    if isinstance(dim, Tensor):  # max(a, b): the elementwise maximum, as torch.max does
+        return elementwise(a, dim)
+    if dim is None:
+        return whole(a)
+    return _MinMaxResult(along.apply(a, dim=norm_dim(dim, a.ndim), keepdim=keepdim))
+
+
 def max(a, dim=None, keepdim=False):
     """``max(a)`` is the largest element; ``max(a, dim)`` returns ``(values, indices)``."""
-    if isinstance(dim, Tensor):
-        from .arithmetic import maximum
-
-        return maximum(a, dim)
-    if dim is None:
-        return amax(a)
-    return _MinMaxResult(MaxDim.apply(a, dim=norm_dim(dim, a.ndim), keepdim=keepdim, op="max"))
+    return _extreme(a, dim, keepdim, amax, Max, maximum)
 
 
 def min(a, dim=None, keepdim=False):
-    if isinstance(dim, Tensor):
-        from .arithmetic import minimum
-
-        return minimum(a, dim)
-    if dim is None:
-        return amin(a)
-    return _MinMaxResult(MaxDim.apply(a, dim=norm_dim(dim, a.ndim), keepdim=keepdim, op="min"))
+    """``min(a)`` is the smallest element; ``min(a, dim)`` returns ``(values, indices)``."""
+    return _extreme(a, dim, keepdim, amin, Min, minimum)
 
 
 def argmax(a, dim=None, keepdim=False):

@@ -684,3 +684,18 @@ def test_non_differentiable_outputs_have_no_history():
     assert x.argmax().grad_fn is None
     assert x.max(0).indices.grad_fn is None and x.max(0).values.grad_fn is not None
     assert x.sign().grad_fn is None
+
+
+def test_min_and_max_nodes_are_named_for_what_they_compute():
+    a = kael.tensor([1.0, 5.0, 3.0], requires_grad=True)
+    b = kael.tensor([2.0, 4.0, 6.0], requires_grad=True)
+    names = {
+        "max(a)": kael.max(a), "min(a)": kael.min(a), "amax": a.amax(), "amin": a.amin(),
+        "max(a, 0)": kael.max(a, 0).values, "min(a, 0)": kael.min(a, 0).values,
+        "maximum": kael.maximum(a, b), "minimum": kael.minimum(a, b),
+    }
+    assert {k: v.grad_fn.name() for k, v in names.items()} == {
+        "max(a)": "AmaxBackward", "min(a)": "AminBackward", "amax": "AmaxBackward", "amin": "AminBackward",
+        "max(a, 0)": "MaxBackward", "min(a, 0)": "MinBackward",
+        "maximum": "MaximumBackward", "minimum": "MinimumBackward",
+    }
