@@ -5,7 +5,8 @@ An exercise is a folder ``exercises/NN-slug/``::
     .meta/config.json          id, number, titles (en, zh), difficulty, topics, limits, files
     .meta/reference.py         the reference solution (never shown, never sent to a child)
     .meta/hidden_test.py       hidden test cases
-    .meta/mutants/*.py         plausible wrong solutions the tests must reject
+    .meta/mutants/*.diff       plausible wrong solutions the tests must reject, as diffs
+                               against .meta/reference.py
     .docs/instructions.md      statement (English); instructions.zh.md (Chinese)
     .docs/hints.md             hints (English); hints.zh.md (Chinese)
     <solution>.py              the starter the learner edits (files.solution)
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .compare import Tolerance
+from .patch import PatchError, apply_patch
 
 __all__ = ["Exercise", "Case", "UnknownExercise", "load_all", "find", "default_root", "parse_cases"]
 
@@ -185,9 +187,19 @@ class Exercise:
         return (self.path / ".meta" / "reference.py").read_text(encoding="utf-8")
 
     def mutants(self) -> dict:
-        """``{name: path}`` of the mutants (plausible wrong solutions)."""
+        """``{name: source}`` of the mutants (plausible wrong solutions): each is stored as a
+        unified diff against the reference solution, ``.meta/mutants/<name>.diff``."""
         folder = self.path / ".meta" / "mutants"
-        return {p.stem: p for p in sorted(folder.glob("*.py"))} if folder.is_dir() else {}
+        if not folder.is_dir():
+            return {}
+        reference = self.reference_source()
+        out = {}
+        for p in sorted(folder.glob("*.diff")):
+            try:
+                out[p.stem] = apply_patch(reference, p.read_text(encoding="utf-8"))
+            except PatchError as exc:
+                raise PatchError(f"{p}: {exc}") from None
+        return out
 
     def public_cases(self) -> list:
         return parse_cases(self.public_tests_source(), hidden=False, filename=self.test_file)

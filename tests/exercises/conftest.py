@@ -20,7 +20,7 @@ def graded():
     with ThreadPoolExecutor(WORKERS) as pool:
         list(pool.map(reference_outcomes, catalog.load_all()))
         futures = {
-            (ex_id, name): pool.submit(grade, ex_id, path.read_text(encoding="utf-8"))
-            for ex_id, _, name, path in SUBMISSIONS
+            (ex_id, name): pool.submit(grade, ex_id, source)
+            for ex_id, _, name, source in SUBMISSIONS
         }
         return {key: f.result() for key, f in futures.items()}

@@ -18,13 +18,13 @@ JUDGE = EXERCISES / "judge.py"
 
 
 def submissions():
-    """``(exercise id, kind, name, path)`` for every reference, starter and mutant."""
+    """``(exercise id, kind, name, source)`` for every reference, starter and mutant."""
     rows = []
     for e in catalog.load_all():
-        rows.append((e.id, "reference", "reference", e.path / ".meta" / "reference.py"))
-        rows.append((e.id, "starter", "starter", e.path / e.solution_file))
-        for name, path in e.mutants().items():
-            rows.append((e.id, "mutant", name, path))
+        rows.append((e.id, "reference", "reference", e.reference_source()))
+        rows.append((e.id, "starter", "starter", e.starter()))
+        for name, source in e.mutants().items():
+            rows.append((e.id, "mutant", name, source))
     return rows
 
 

@@ -65,8 +65,9 @@ def test_tests_and_mutants(exercise):
     assert all(c.description and c.description != c.name for c in cases), "every case needs a docstring"
     mutants = e.mutants()
     assert len(mutants) >= 2
-    for name, path in mutants.items():
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    for name, source in mutants.items():
+        assert source != e.reference_source(), f"{name} changes nothing"
+        doc = ast.get_docstring(ast.parse(source))
         assert doc and doc.startswith("Mutant:"), f"{name} needs a docstring saying which mistake it makes"
 
 
@@ -85,3 +86,12 @@ def test_unknown_exercise_lists_close_ids():
     with pytest.raises(catalog.UnknownExercise) as info:
         catalog.find("backward-engin")
     assert "backward-engine" in info.value.close
+
+
+def test_a_mutant_diff_that_no_longer_fits_the_reference_names_the_line():
+    from harness.patch import PatchError, apply_patch
+
+    diff = "--- reference.py\n+++ m.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n"
+    assert apply_patch("a = 1\nb = 2\nc = 3\n", diff) == "a = 1\nb = 3\nc = 3\n"
+    with pytest.raises(PatchError, match=r"expected 'b = 2' at line 2, found 'b = 5'"):
+        apply_patch("a = 1\nb = 5\n", diff)

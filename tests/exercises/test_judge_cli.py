@@ -68,8 +68,10 @@ def test_check_starter_exits_1_and_says_what_to_implement():
     assert "NotImplementedError: implement walk(fn)" in result.stdout
 
 
-def test_check_json_schema():
-    result = judge("check", "graph-walk", str(GRAPH_WALK.path / ".meta" / "mutants" / "breadth_first.py"), "--json")
+def test_check_json_schema(tmp_path):
+    mutant = tmp_path / "breadth_first.py"
+    mutant.write_text(GRAPH_WALK.mutants()["breadth_first"], encoding="utf-8")
+    result = judge("check", "graph-walk", str(mutant), "--json")
     assert result.returncode == 1
     report = json.loads(result.stdout)
     assert set(report) == {"schema", "exercise", "verdict", "message", "tests", "summary", "syntax_error",
