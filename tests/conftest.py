@@ -8,19 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",  # without these Chromium keeps trying to reach the internet
-    "--disable-component-update",
-    "--disable-sync",
-]
-
+from chromium import CHROMIUM, CHROMIUM_ARGS
 
 def pytest_report_header(config):
     return f"chromium: {CHROMIUM} ({'present' if Path(CHROMIUM).exists() else 'missing'})"

@@ -13,7 +13,6 @@ public-only run), p50/p95 of the latency from POST to verdict and the overall th
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -25,34 +24,17 @@ import httpx
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "exercises"))
+sys.path.insert(0, str(REPO / "tests"))
 
 from harness import catalog  # noqa: E402
+from live_server import LiveServer  # noqa: E402
 
 
-def start_server(data_dir: str, workers: int | None) -> tuple[subprocess.Popen, str]:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KAEL_")}
-    env.update(KAEL_DATA_DIR=data_dir, KAEL_RATE_LIMIT="0/60", KAEL_QUEUE_SIZE="100000",
-               KAEL_LOG_LEVEL="WARNING")
+def start_server(data_dir: str, workers: int | None) -> LiveServer:
+    env = dict(KAEL_DATA_DIR=data_dir, KAEL_RATE_LIMIT="0/60", KAEL_QUEUE_SIZE="100000", KAEL_LOG_LEVEL="WARNING")
     if workers:
         env["KAEL_GRADING_WORKERS"] = str(workers)
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "server.app:app", "--host",
-                             "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-                            cwd=REPO, env=env, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(url + "/api/health", timeout=2).raise_for_status()
-            return proc, url
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    raise SystemExit("the server did not start")
+    return LiveServer(env).start()
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -131,12 +113,8 @@ def main() -> None:
         run(args.url, exercise, args.n, args.concurrency, args.wrong)
         return
     with tempfile.TemporaryDirectory(prefix="kael-bench-") as data:
-        proc, url = start_server(data, args.workers)
-        try:
-            run(url, exercise, args.n, args.concurrency, args.wrong)
-        finally:
-            proc.terminate()
-            proc.wait(15)
+        with start_server(data, args.workers) as server:
+            run(server.url, exercise, args.n, args.concurrency, args.wrong)
 
 
 if __name__ == "__main__":

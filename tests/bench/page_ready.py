@@ -20,39 +20,21 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, _free_port  # noqa: E402
+sys.path.insert(0, str(REPO / "tests"))
+from chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from live_server import LiveServer  # noqa: E402
 
 
-def start_server() -> tuple[subprocess.Popen, str]:
-    port = _free_port()
-    data = tempfile.mkdtemp(prefix="kael-bench-")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KAEL_")}
-    env.update({"KAEL_DATA_DIR": data, "KAEL_SANDBOX": "off"})
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "server.app:app", "--host", "127.0.0.1", "--port", str(port),
-         "--log-level", "warning"],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        try:
-            urllib.request.urlopen(url + "/api/health", timeout=1).read()
-            return proc, url
-        except OSError:
-            time.sleep(0.1)
-    proc.terminate()
-    raise SystemExit("the server did not start")
+def start_server() -> LiveServer:
+    return LiveServer({"KAEL_DATA_DIR": tempfile.mkdtemp(prefix="kael-bench-"), "KAEL_SANDBOX": "off"}).start()
 
 
 def measure(page, url: str, first_result: bool) -> dict:
@@ -84,7 +66,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--url", help="a running server (default: start one)")
     args = parser.parse_args()
-    proc, url = (None, args.url.rstrip("/")) if args.url else start_server()
+    server = None if args.url else start_server()
+    url = args.url.rstrip("/") if args.url else server.url
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -105,9 +88,8 @@ def main() -> None:
                     warm.append(measure(page, url, first_result=False))
                 context.close()
     finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(10)
+        if server is not None:
+            server.stop()
 
     print(f"page ready (navigation to Run enabled), {url}, {os.cpu_count()} cores")
     print(summary("cold (no HTTP cache)", [m["ready"] for m in cold]))

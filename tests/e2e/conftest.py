@@ -5,20 +5,15 @@ error, or a request to any host other than the local server."""
 from __future__ import annotations
 
 import http.server
-import json
 import os
 import re
-import socket
-import subprocess
 import sys
 import threading
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from live_server import LiveServer
 
 REPO = Path(__file__).resolve().parents[2]
 DIST = REPO / "web" / "dist"
@@ -31,58 +26,6 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.e2e)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _health(url: str) -> dict | None:
-    try:
-        with urllib.request.urlopen(url + "/api/health", timeout=2) as r:
-            return json.loads(r.read())
-    except (urllib.error.URLError, OSError, ValueError):
-        return None
-
-
-class Server:
-    """``python -m uvicorn server.app:app`` on a free port, with KAEL_* settings from ``env``."""
-
-    def __init__(self, env: dict, log: Path):
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        environ = {k: v for k, v in os.environ.items() if not k.startswith("KAEL_")}
-        environ.update(env)
-        with open(log, "ab") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "server.app:app", "--host", "127.0.0.1",
-                 "--port", str(self.port), "--log-level", "warning"],
-                cwd=REPO, env=environ, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-            )
-        self.log = log
-
-    def wait(self, timeout: float = 60.0) -> dict:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            health = _health(self.url)
-            if health is not None:
-                return health
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"the server did not start:\n{self.log.read_text()[-3000:]}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
     """The real server with the real sandbox; KAEL_SANDBOX=off only when the sandbox cannot run
@@ -92,18 +35,15 @@ def server(tmp_path_factory):
     data = tmp_path_factory.mktemp("server-data")
     log = data / "server.log"
     base = {"KAEL_DATA_DIR": str(data), "KAEL_RATE_LIMIT": "1000/60"}
-    srv = Server(base, log)
-    health = srv.wait()
-    if health.get("grading") != "sandbox":
+    srv = LiveServer(base, log).start()
+    if srv.health.get("grading") != "sandbox":
         srv.stop()
         sys.stderr.write(
-            f"\n[e2e] grading sandbox not available here ({health.get('grading_detail')}); "
+            f"\n[e2e] grading sandbox not available here ({srv.health.get('grading_detail')}); "
             "starting the server with KAEL_SANDBOX=off\n"
         )
-        srv = Server({**base, "KAEL_SANDBOX": "off"}, log)
-        health = srv.wait()
-    assert health["frontend_built"], health
-    srv.health = health
+        srv = LiveServer({**base, "KAEL_SANDBOX": "off"}, log).start()
+    assert srv.health["frontend_built"], srv.health
     yield srv
     srv.stop()
 

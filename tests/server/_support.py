@@ -4,18 +4,13 @@ import json
 import os
 import random
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 
-from server.core.config import REPO
+from live_server import LiveServer
 
 # Strings that must never appear in any response: they live only in the hidden tests and the
 # reference solution of the tiny exercise, and in the server's environment.
@@ -134,62 +129,8 @@ def sandbox_processes(uid_base: int, slots: int = 16) -> list[int]:
     return found
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """``python -m uvicorn server.app:app`` in a subprocess, with KAEL_* settings from ``env``."""
-
-    def __init__(self, env: dict, log_path: Path):
-        self.env = env
-        self.log_path = log_path
-        self.port = free_port()
-        self.proc = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self, timeout: float = 60.0) -> "Server":
-        env = {k: v for k, v in os.environ.items() if not k.startswith("KAEL_")}
-        env.update(self.env)
-        log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "server.app:app", "--host", "127.0.0.1",
-             "--port", str(self.port), "--log-level", "warning"],
-            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        log.close()
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                if httpx.get(self.url + "/api/health", timeout=2).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server exited: {self.log_path.read_text()[-3000:]}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the server did not start: {self.log_path.read_text()[-3000:]}")
-            time.sleep(0.1)
-
-    def kill(self) -> None:
-        """SIGKILL, no clean-up: what a crash does."""
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait()
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
+# The live server helper is shared with the end-to-end tests and the benchmarks.
+Server = LiveServer
 
 
 def wait_for(client, submission_id: str, timeout: float = 120.0, headers=None) -> dict:

@@ -1,0 +1,13 @@
+"""How tests and benchmarks launch Debian's Chromium (../shared/RECIPES.md)."""
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",  # without these Chromium keeps trying to reach the internet
+    "--disable-component-update",
+    "--disable-sync",
+]
