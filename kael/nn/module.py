@@ -8,7 +8,20 @@ from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from .parameter import Parameter
 
-__all__ = ["Module", "Sequential", "ModuleList"]
+__all__ = ["Module", "Sequential", "ModuleList", "zero_grads"]
+
+
+def zero_grads(params, set_to_none=True) -> None:
+    """Drop (or zero in place, under ``no_grad``) the ``.grad`` of every tensor in ``params``;
+    ``Module.zero_grad`` and ``Optimizer.zero_grad`` both use it."""
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            with no_grad():
+                p.grad.zero_()
 
 
 class Module:
@@ -134,14 +147,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                with no_grad():
-                    p.grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         for m in reversed(list(self.modules())):

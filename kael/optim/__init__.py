@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..autograd.grad_mode import no_grad
+from ..nn.module import zero_grads
 
 __all__ = ["Optimizer", "SGD", "Adam"]
 
@@ -26,15 +27,7 @@ class Optimizer:
         self.state = {}
 
     def zero_grad(self, set_to_none=True):
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    with no_grad():
-                        p.grad.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self):
         raise NotImplementedError
