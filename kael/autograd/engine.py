@@ -164,10 +164,8 @@ def _check_gradients(node, grads):
             )
 
 
-def _run_pre_hooks(node, grad, capture):
+def _run_pre_hooks(node, grad):
     for hook in node._pre_hooks:
-        if capture and getattr(hook, "retains_grad", False):
-            continue
         result = hook((grad,))
         if result is not None:
             grad = result[0]
@@ -230,11 +228,13 @@ def run_backward(roots, grad_roots, retain_graph=False, inputs=None, capture=Fal
                 if tracer is not None:
                     tracer.on_node(node, grad)
                 if node._pre_hooks:
-                    grad = _run_pre_hooks(node, grad, capture)
+                    grad = _run_pre_hooks(node, grad)
                     if tracer is not None:
                         tracer.on_hooks(node, "pre", len(node._pre_hooks), grad)
                 if targets is not None and node in targets:
                     if capture:
+                        if isinstance(node, AccumulateGrad):
+                            grad = node.run_hooks(grad)  # a leaf's hooks see its gradient, as in PyTorch
                         for i in targets[node]:
                             captured[i] = grad
                         if tracer is not None:

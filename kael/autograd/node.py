@@ -239,14 +239,19 @@ class AccumulateGrad(Node):
         Node.__init__(self, ())
         self.variable = variable
 
-    def apply(self, grad):
-        leaf = self.variable
-        meta = leaf._meta
-        if meta.hooks:
-            for hook in meta.hooks:
+    def run_hooks(self, grad):
+        """The leaf's tensor hooks, in order; each may return a replacement gradient."""
+        hooks = self.variable._meta.hooks
+        if hooks:
+            for hook in hooks:
                 replaced = hook(grad)
                 if replaced is not None:
                     grad = replaced
+        return grad
+
+    def apply(self, grad):
+        grad = self.run_hooks(grad)
+        meta = self.variable._meta
         if meta.grad is None:
             meta.grad = grad.clone()
         else:

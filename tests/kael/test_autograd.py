@@ -970,3 +970,19 @@ def test_grad_setter_checks_shape_and_dtype():
         x.grad = kael.zeros(3)
     with pytest.raises(RuntimeError, match="different type: float64 vs float32"):
         x.grad = kael.zeros(2, dtype=F64)
+
+
+def test_autograd_grad_runs_leaf_hooks_and_fills_retained_grads_as_pytorch_does():
+    x = kael.tensor([1.0, 2.0], requires_grad=True)
+    x.register_hook(lambda g: g * 10)
+    (gx,) = kael.autograd.grad((x * x).sum(), x)
+    assert gx.tolist() == [20.0, 40.0]  # PyTorch 2.13: tensor([20., 40.])
+    assert x.grad is None
+
+    a = x * 2
+    a.retain_grad()
+    a.register_hook(lambda g: g * 100)
+    (ga,) = kael.autograd.grad((a * a).sum(), a)
+    assert ga.tolist() == [400.0, 800.0]
+    assert a.grad.tolist() == [400.0, 800.0]  # retain_grad is honoured inside autograd.grad too
+    assert x.grad is None
