@@ -101,7 +101,9 @@ class Function:
                 if floating:
                     floating[0]._set_history(node)
             return outs
-        if type(out) is not Tensor:
+        if type(out) is B.array_type:  # the usual case: a freshly computed array
+            out = _wrap(out)
+        elif type(out) is not Tensor:
             out = _as_output(out, args, Tensor, _wrap)
         else:
             for a in args:
@@ -117,7 +119,8 @@ class Function:
         inputs = []
         needs = []
         positions = None
-        for i, a in enumerate(args):
+        i = 0
+        for a in args:
             if isinstance(a, Tensor):
                 meta = a._meta
                 if meta is not None and meta.requires_grad:
@@ -136,8 +139,10 @@ class Function:
                 needs.append(False)
                 if positions is None:
                     positions = list(range(i))
-        pos = None if positions is None else (len(args), tuple(positions))
-        return cls._node_class(tuple(inputs), tuple(needs), pos)
+            i += 1
+        if positions is None:
+            return cls._node_class(tuple(inputs), tuple(needs))
+        return cls._node_class(tuple(inputs), tuple(needs), (len(args), tuple(positions)))
 
 
 _NO_GRAD_NEEDED = [(False,) * n for n in range(8)]
