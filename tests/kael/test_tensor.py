@@ -447,6 +447,20 @@ def test_numpy_shares_memory_on_the_numpy_backend():
         kael.ones(2, requires_grad=True).numpy()
 
 
+def test_arrays_of_another_backend_are_converted_never_wrapped():
+    """One backend per process (KAEL_BACKEND, chosen at import): a numpy array handed to kael on
+    the python backend becomes a python-backend copy, so tensors of two backends never mix."""
+    np = pytest.importorskip("numpy")
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = kael.from_numpy(a)
+    assert type(t._data) is kael.tensor([1.0])._data.__class__
+    assert t.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and t.dtype is kael.float32
+    a[0, 0] = 9.0
+    shares = kael.backend_name() == "numpy"  # from_numpy shares memory only where it can
+    assert (t[0, 0].item() == 9.0) is shares
+    assert kael.tensor(a).tolist()[0][0] == 9.0 and type(kael.tensor(a)._data) is type(t._data)
+
+
 def test_pickle_round_trip():
     x = kael.tensor([[1.5, 2.0]], dtype=kael.float64, requires_grad=True)
     y = pickle.loads(pickle.dumps(x))
