@@ -155,8 +155,10 @@ def run_child(exercise, code, cases, runner, limits, env):
         groups = []
         public = [c.name for c in cases if not c.hidden]
         hidden = [c.name for c in cases if c.hidden]
-        if public:
+        if public or hidden:
+            # Written whenever tests run: hidden tests may import helpers from public_test.
             (task_dir / "public_test.py").write_text(exercise.public_tests_source(), encoding="utf-8")
+        if public:
             groups.append({"file": "public_test.py", "module": "public_test", "names": public})
         if hidden:
             (task_dir / "hidden_test.py").write_text(exercise.hidden_tests_source(), encoding="utf-8")

@@ -2,23 +2,7 @@
 
 import kael
 import kael.nn as nn
-
-
-def _nodes(root):
-    order, seen, stack = [], set(), [root]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        order.append(node)
-        stack.extend(reversed([ni.edge for ni in node.inputs if ni.edge is not None]))
-    return order
-
-
-def _counts(m, root):
-    deps = m.count_dependencies(root)
-    return [[n.name(), deps.get(n)] for n in _nodes(root)] + [len(deps)]
+from public_test import _counts, _nodes  # helpers shared with the public tests
 
 
 def _edges_in(root):

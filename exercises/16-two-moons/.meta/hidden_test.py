@@ -1,26 +1,10 @@
 """Hidden tests of two_moons."""
 
-import math
 
 import kael
+from public_test import _as_list, _moons  # helpers shared with the public tests
 
 ATOL = 1e-5
-
-
-def _moons(n, noise, seed):
-    kael.manual_seed(seed)
-    labels = kael.randint(0, 2, (n,))
-    t = kael.rand(n) * math.pi
-    upper = labels == 0
-    x = kael.where(upper, t.cos(), 1.0 - t.cos())
-    y = kael.where(upper, t.sin(), 0.5 - t.sin())
-    return kael.stack([x, y], dim=1) + kael.randn(n, 2) * noise, labels
-
-
-def _as_list(predictions):
-    if isinstance(predictions, kael.Tensor):
-        predictions = predictions.tolist()
-    return [int(p) for p in predictions]
 
 
 MIRROR = [-1.0, 1.0]
