@@ -104,6 +104,12 @@ def cmd_check(args):
     except HarnessError as exc:
         print(f"judge.py: the judge itself failed (not your code): {exc}", file=sys.stderr)
         return EXIT_INTERNAL
+    except Exception:  # a bug of the judge: say so (exit 3), never a bare traceback as a verdict
+        import traceback
+
+        print("judge.py: the judge itself failed (not your code); please report this:\n"
+              + traceback.format_exc().rstrip(), file=sys.stderr)
+        return EXIT_INTERNAL
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:

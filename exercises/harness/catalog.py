@@ -26,14 +26,17 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import json
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .compare import Tolerance
 from .patch import PatchError, apply_patch
 
-__all__ = ["Exercise", "Case", "UnknownExercise", "load_all", "find", "default_root", "parse_cases"]
+__all__ = ["Exercise", "Case", "UnknownExercise", "load_all", "find", "default_root", "parse_cases",
+           "parse_source"]
 
 LANGS = ("en", "zh")
 
@@ -64,9 +67,28 @@ class Case:
     min_accuracy: float | None = None
 
 
+# CPython 3.11 keeps the recursion depth of its AST constructor in state shared by every thread, so
+# ``ast.parse`` called from several threads at once can fail with "SystemError: AST constructor
+# recursion depth mismatch" (python/cpython#106905). The server grades in threads and the tests
+# grade many submissions at once: every syntax tree the harness builds is built under this lock.
+_AST_LOCK = threading.Lock()
+
+
+def parse_source(source: str, filename: str = "<unknown>") -> ast.Module:
+    """``ast.parse(source, filename)``, one thread at a time (see ``_AST_LOCK``)."""
+    with _AST_LOCK:
+        return ast.parse(source, filename)
+
+
 def parse_cases(source: str, *, hidden: bool, filename: str = "<test>") -> list:
-    """The cases of a test file, in file order, with docstrings, tolerances and inline expected values."""
-    tree = ast.parse(source, filename)
+    """The cases of a test file, in file order, with docstrings, tolerances and inline expected
+    values. Parsed once per (source, hidden, filename): grading reads them on every run."""
+    return list(_parse_cases(source, hidden, filename))
+
+
+@functools.lru_cache(maxsize=128)
+def _parse_cases(source: str, hidden: bool, filename: str) -> tuple:
+    tree = parse_source(source, filename)
     rtol, atol = 1e-4, 1e-6
     functions = []
     attrs: dict = {}
@@ -103,7 +125,7 @@ def parse_cases(source: str, *, hidden: bool, filename: str = "<test>") -> list:
                 min_accuracy=extra.get("min_accuracy"),
             )
         )
-    return cases
+    return tuple(cases)
 
 
 @dataclass

@@ -28,7 +28,12 @@ class Tolerance:
         self.rtol = float(rtol)
         self.atol = float(atol)
 
-    def close(self, a: float, b: float) -> bool:
+    def close(self, a, b) -> bool:
+        """``a`` (returned) is within tolerance of ``b`` (expected). Numbers beyond the float
+        range (an int of 400 digits) are never converted: they equal only themselves."""
+        if _too_big(a) or _too_big(b):
+            return type(a) is type(b) and a == b
+        a, b = float(a), float(b)
         if math.isnan(b):
             return math.isnan(a)
         if math.isnan(a):
@@ -42,6 +47,17 @@ def _is_number(x) -> bool:
     return type(x) is int or type(x) is float
 
 
+def _too_big(x) -> bool:
+    """An int that ``float()`` cannot convert (it would raise ``OverflowError``)."""
+    if type(x) is not int:
+        return False
+    try:
+        float(x)
+    except OverflowError:
+        return True
+    return False
+
+
 def first_difference(actual, expected, tol: Tolerance):
     """``None`` when ``actual`` matches ``expected``; else ``(path, actual_part, expected_part,
     why)`` for the first difference found (an explicit stack, so deep data cannot recurse)."""
@@ -52,8 +68,8 @@ def first_difference(actual, expected, tol: Tolerance):
             if type(e) is int and type(a) is int:
                 if a != e:
                     return path, a, e, None
-            elif not tol.close(float(a), float(e)):
-                return path, a, e, None
+            elif not tol.close(a, e):
+                return path, a, e, _overflow_reason(a, e)
             continue
         if type(a) is not type(e):
             return path, a, e, f"got {_kind(a)}, expected {_kind(e)}"
@@ -76,6 +92,14 @@ def first_difference(actual, expected, tol: Tolerance):
                 stack.append((f"{path}[{k!r}]", a[k], e[k]))
         elif a != e:  # None, bool, str
             return path, a, e, None
+    return None
+
+
+def _overflow_reason(a, e):
+    """Why a number beyond the float range differs, or None for ordinary numbers."""
+    for x, whose in ((a, "got"), (e, "expected")):
+        if _too_big(x):
+            return f"{whose} an int of {x.bit_length()} bits, too large to convert to a float"
     return None
 
 

@@ -95,3 +95,20 @@ def test_a_mutant_diff_that_no_longer_fits_the_reference_names_the_line():
     assert apply_patch("a = 1\nb = 2\nc = 3\n", diff) == "a = 1\nb = 3\nc = 3\n"
     with pytest.raises(PatchError, match=r"expected 'b = 2' at line 2, found 'b = 5'"):
         apply_patch("a = 1\nb = 5\n", diff)
+
+
+def test_test_files_parse_from_many_threads_at_once():
+    """CPython 3.11's ast.parse is not thread-safe (SystemError: AST constructor recursion depth
+    mismatch); the harness parses under a lock, and the server and these tests grade in threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    sources = [(e.hidden_tests_source() + f"\n# copy {i}\n", f"{e.id}-{i}.py")
+               for i in range(6) for e in EXERCISE_LIST]  # distinct texts: no cache hits
+
+    def parse(item):
+        source, name = item
+        return len(catalog.parse_cases(source, hidden=True, filename=name))
+
+    with ThreadPoolExecutor(8) as pool:
+        counts = list(pool.map(parse, sources))
+    assert counts == [len(e.hidden_cases()) for _ in range(6) for e in EXERCISE_LIST]

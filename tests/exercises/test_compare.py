@@ -98,3 +98,18 @@ def test_plain_refuses_too_deep_data():
         value = [value]
     with pytest.raises(NotPlainData):
         plain(value)
+
+
+@pytest.mark.parametrize("actual,expected", [(10**400, 0.5), ([1.0, -(2**1024)], [1.0, -math.inf]),
+                                             (2**1024, math.nan), (0.5, 10**400)])
+def test_an_int_beyond_the_float_range_is_a_wrong_answer_not_a_judge_error(actual, expected):
+    value = actual if isinstance(actual, list) else [actual]
+    want = expected if isinstance(expected, list) else [expected]
+    result, message = compare_outcomes({"value": value}, {"value": want}, TOL)
+    assert result == "failed"
+    assert "too large to convert to a float" in message
+
+
+def test_equal_ints_beyond_the_float_range_compare_exactly():
+    assert first_difference([10**400], [10**400], TOL) is None
+    assert first_difference([10**400 + 1], [10**400], TOL) is not None

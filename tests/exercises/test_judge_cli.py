@@ -143,3 +143,16 @@ def test_colours_on_a_terminal():
     output = b"".join(chunks).decode()
     assert proc.returncode == 0
     assert "\x1b[1;32mAccepted\x1b[0m" in output
+
+
+@pytest.mark.parametrize("source", ["x = " + "-" * 20000 + "1\n", "x = " + "+1" * 200000 + "\n",
+                                    "x = " + "(" * 5000 + ")" * 5000 + "\n"])
+def test_code_too_deep_to_compile_is_the_learners_verdict(tmp_path, source):
+    """MemoryError/RecursionError while compiling the submission: exit 1 with a verdict, not 3."""
+    deep = tmp_path / "deep.py"
+    deep.write_text(source, encoding="utf-8")
+    result = judge("check", "graph-walk", str(deep), "--json")
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["verdict"] in ("Syntax Error", "Runtime Error"), report
+    assert "Traceback" not in result.stderr
