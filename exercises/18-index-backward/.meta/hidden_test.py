@@ -1,0 +1,118 @@
+"""Hidden tests of gather: seeded random shapes, dims, dtypes and index lists full of repeats
+and negative positions; each case also checks the gradient against kael's own indexing."""
+
+import random
+
+import kael
+
+DTYPES = (kael.float32, kael.float64)
+
+
+def _indices(rng, n, k):
+    """k positions in [-n, n), most of them repeats"""
+    pool = [rng.randrange(-n, n) for _ in range(max(1, n // 2))]
+    return [rng.choice(pool) for _ in range(k)]
+
+
+def _both(mine, builtin, x):
+    """[y, your gradient, its dtype, whether it equals the gradient through kael's indexing]"""
+    a = x.detach().requires_grad_()
+    b = x.detach().requires_grad_()
+    ya, yb = mine(a), builtin(b)
+    kael.manual_seed(77)
+    w = kael.randn(*ya.shape, dtype=ya.dtype)
+    (ya * w).sum().backward()
+    (yb * w).sum().backward()
+    same = list(a.grad.shape) == list(b.grad.shape) and bool((a.grad - b.grad).abs().max() < 1e-5)
+    return [ya.tolist(), a.grad.tolist(), a.grad.dtype.name, same]
+
+
+def test_scatter_add_rows_random(m):
+    """scatter_add_rows on 6 random cases: 1 to 3 dims per row, 1 to 9 rows, many repeats"""
+    rng = random.Random(1801)
+    kael.manual_seed(1)
+    out = []
+    for _ in range(6):
+        n = rng.randint(1, 5)
+        k = rng.randint(1, 9)
+        rest = tuple(rng.randint(1, 3) for _ in range(rng.randint(0, 2)))
+        index = kael.tensor([rng.randrange(n) for _ in range(k)])
+        src = kael.randn(k, *rest, dtype=rng.choice(DTYPES))
+        r = m.scatter_add_rows(n, index, src)
+        out.append([r.tolist(), r.dtype.name])
+    return out
+
+
+def test_index_select_random(m):
+    """12 random index_selects: ranks 1 to 3, any dim (also negative), repeats, negative indices"""
+    rng = random.Random(1802)
+    kael.manual_seed(2)
+    out = []
+    for _ in range(12):
+        shape = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 3)))
+        dim = rng.randrange(-len(shape), len(shape))
+        index = kael.tensor(_indices(rng, shape[dim], rng.randint(1, 7)))
+        key = (slice(None),) * (dim % len(shape)) + (index,)
+        x = kael.randn(*shape, dtype=rng.choice(DTYPES))
+        out.append(_both(lambda t: m.index_select(t, dim, index), lambda t: t[key], x))
+    return out
+
+
+def test_take_random(m):
+    """10 random takes: x of rank 1 to 3, index of shape [k] or [a, b], repeats and negatives"""
+    rng = random.Random(1803)
+    kael.manual_seed(3)
+    out = []
+    for _ in range(10):
+        shape = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 3)))
+        n = 1
+        for s in shape:
+            n *= s
+        ishape = rng.choice(((rng.randint(1, 8),), (rng.randint(1, 3), rng.randint(1, 3))))
+        count = 1
+        for s in ishape:
+            count *= s
+        index = kael.tensor(_indices(rng, n, count)).reshape(ishape)
+        x = kael.randn(*shape, dtype=rng.choice(DTYPES))
+        out.append(_both(lambda t: m.take(t, index), lambda t: t.reshape(-1)[index.reshape(-1)].reshape(ishape), x))
+    return out
+
+
+def test_one_row_two_hundred_times(m):
+    """index_select(x, 0, [1] * 200) of a [3, 2] x: row 1 gets 200 contributions"""
+    x = kael.ones(3, 2, requires_grad=True)
+    m.index_select(x, 0, kael.tensor([1] * 200)).sum().backward()
+    return x.grad.tolist()
+
+
+def test_embedding_lookup(m):
+    """an embedding table [5, 3] looked up by a batch of token ids with repeats, through a loss"""
+    kael.manual_seed(4)
+    table = kael.randn(5, 3, requires_grad=True)
+    tokens = kael.tensor([4, 1, 4, 4, 0, 1])
+    emb = m.index_select(table, 0, tokens)
+    loss = (emb.tanh() * kael.arange(1.0, 4.0)).sum()
+    loss.backward()
+    return [round(loss.item(), 5), table.grad.tolist()]
+
+
+def test_select_then_select(m):
+    """take(index_select(x, 1, [0, 0, 2]), [0, 0, 5]): repeats at both levels multiply"""
+    x = kael.ones(2, 3, requires_grad=True)
+    m.take(m.index_select(x, 1, kael.tensor([0, 0, 2])), kael.tensor([0, 0, 5])).sum().backward()
+    return x.grad.tolist()
+
+
+def test_upstream_gradient_reaches_each_copy(m):
+    """take(x, [0, 0]) * [2, 3]: x[0]'s gradient is 2 + 3, not one of them"""
+    x = kael.tensor([1.0], requires_grad=True)
+    (m.take(x, kael.tensor([0, 0])) * kael.tensor([2.0, 3.0])).sum().backward()
+    return x.grad.tolist()
+
+
+def test_index_gets_no_gradient(m):
+    """the node's backward returns None for the dim and the index"""
+    x = kael.ones(3, requires_grad=True)
+    y = m.index_select(x, 0, kael.tensor([2, 2]))
+    grads = y.grad_fn.function.backward(y.grad_fn, kael.ones(2))
+    return [len(grads), grads[0].tolist(), grads[1] is None, grads[2] is None]
