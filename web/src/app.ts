@@ -8,10 +8,8 @@ import { CodeEditor } from "./editor/editor";
 import { DEFAULT_CODE, EXAMPLES, type Example } from "./examples";
 import { ExerciseSource, type ExerciseDetail } from "./exercises/api";
 import { ExercisesView } from "./exercises/view";
-import { isGraph, isTrace } from "./graph/types";
-import { GraphView } from "./graph/view";
-import { PlotView } from "./plot/plot";
-import { TraceView } from "./trace/view";
+import { outputPanels } from "./panels";
+import { OutputPanels } from "./panels/outputs";
 import { clear, formatSeconds, h } from "./ui/dom";
 import { bind, currentLang, onLang, setLang, t } from "./ui/i18n";
 import { codeFromHash, shareUrl } from "./ui/share";
@@ -19,7 +17,7 @@ import { storage } from "./ui/storage";
 import { Tabs } from "./ui/tabs";
 import { applyTheme, initialTheme, type Theme } from "./ui/theme";
 import { PyodideClient, type RuntimeState } from "./worker/client";
-import type { Display, Stage } from "./worker/protocol";
+import type { Stage } from "./worker/protocol";
 
 const HARNESS_ROOT = "/home/pyodide/kael_exercises";
 const STAGES: Stage[] = ["runtime", "stdlib", "kael"];
@@ -64,25 +62,11 @@ export function startApp(root: HTMLElement): void {
     editor.setCode(code);
     renderContext();
   };
-  contextBack.addEventListener("click", () => {
-    exercisesView.closeExercise();
-  });
+  contextBack.addEventListener("click", () => exercisesView.closeExercise());
 
   // ---------------------------------------------------------------- output views
   const consoleView = new ConsoleView((line) => editor.goToLine(line));
-  const graphView = new GraphView();
-  const traceView = new TraceView();
-  const plotView = new PlotView();
-  const outputs = new Tabs("out", "tabs.output", [
-    { id: "console", label: "tab.console", panel: consoleView.element },
-    { id: "graph", label: "tab.graph", panel: graphView.element },
-    { id: "trace", label: "tab.trace", panel: traceView.element },
-    { id: "plot", label: "tab.plot", panel: plotView.element },
-  ]);
-  outputs.onSelect((id) => {
-    if (id === "graph") graphView.canvas.refit();
-    if (id === "trace") traceView.refit();
-  });
+  const outputs = new OutputPanels(outputPanels(consoleView));
   const clearButton = h("button", { type: "button", class: "link clear", onclick: () => consoleView.clear() });
   bind(clearButton, "action.clear");
   bind(clearButton, "action.clear.title", "title");
@@ -208,13 +192,11 @@ export function startApp(root: HTMLElement): void {
     },
     canRun: () => client.state.phase === "ready",
     onRunnable: (listener) => client.on((e) => e.type === "state" && listener()),
+    closed: () => {
+      storage.setExercise(null);
+      if (context.kind === "exercise") setContext({ kind: "playground" }, storage.playground() ?? DEFAULT_CODE);
+    },
   });
-  const originalClose = exercisesView.closeExercise.bind(exercisesView);
-  exercisesView.closeExercise = () => {
-    originalClose();
-    storage.setExercise(null);
-    if (context.kind === "exercise") setContext({ kind: "playground" }, storage.playground() ?? DEFAULT_CODE);
-  };
 
   const sideTabs = new Tabs("side", "nav.examples", [
     { id: "examples", label: "nav.examples", panel: examplesList },
@@ -236,7 +218,7 @@ export function startApp(root: HTMLElement): void {
         h("div", { class: "context-bar" }, contextLabel, contextBack),
         editor.element,
       ),
-      h("section", { class: "output-pane" }, h("div", { class: "output-head" }, outputs.list, clearButton), outputs.panels),
+      h("section", { class: "output-pane" }, h("div", { class: "output-head" }, outputs.tabs.list, clearButton), outputs.tabs.panels),
     ),
   );
   renderContext();
@@ -296,7 +278,7 @@ export function startApp(root: HTMLElement): void {
         consoleView.write(event.type, event.text);
         break;
       case "display":
-        show(event.display);
+        outputs.show(event.display);
         break;
       case "worker_replaced":
         consoleView.note(
@@ -312,40 +294,9 @@ export function startApp(root: HTMLElement): void {
   });
 
   // ---------------------------------------------------------------- running code
-  let shown = { graph: false, trace: false, plot: false };
-
-  function show(display: Display): void {
-    if (display.kind === "graph" && isGraph(display.data)) {
-      graphView.show(display.data, display.title ?? null);
-      shown.graph = true;
-      outputs.mark("graph");
-    } else if (display.kind === "trace" && isTrace(display.data)) {
-      traceView.show(display.data);
-      shown.trace = true;
-      outputs.mark("trace");
-      // A program that only shows a trace still gets its graph in the Graph tab: the graph the
-      // trace captured when its last backward pass started.
-      const passes = display.data.passes;
-      if (!shown.graph && passes.length > 0) {
-        graphView.show(passes[passes.length - 1].graph, display.title ?? null);
-        outputs.mark("graph");
-      }
-    } else if (display.kind === "plot") {
-      plotView.add(display.series, display.x, display.y);
-      if (!shown.plot) outputs.select("plot");
-      shown.plot = true;
-    } else if (display.kind === "progress") {
-      plotView.progress(display.value, display.total, display.label);
-    }
-  }
-
   async function run(): Promise<void> {
     if (client.state.phase !== "ready") return;
-    consoleView.clear();
-    graphView.reset();
-    traceView.reset();
-    plotView.reset();
-    shown = { graph: false, trace: false, plot: false };
+    outputs.reset();
     setRunning(true);
     const outcome = await client.run(editor.code);
     consoleView.flush();
@@ -353,17 +304,13 @@ export function startApp(root: HTMLElement): void {
     if (outcome.ok) {
       if (outcome.value !== null) consoleView.note(outcome.value, "info");
       consoleView.note(t("console.finished", { seconds }), "ok");
-      if (shown.trace) outputs.select("trace");
-      else if (shown.graph) outputs.select("graph");
-      else if (shown.plot) outputs.select("plot");
-      else outputs.select("console");
     } else {
       const error = outcome.error;
       if (error.type === "KeyboardInterrupt") consoleView.note(t("console.stopped"), "warn");
       consoleView.traceback(error);
       if (error.type !== "KeyboardInterrupt") consoleView.note(t("console.failed", { type: error.type, seconds }), "error");
-      outputs.select("console");
     }
+    outputs.finish(!outcome.ok);
     setRunning(false);
   }
 
@@ -405,10 +352,7 @@ export function startApp(root: HTMLElement): void {
     renderContext();
     renderTheme();
     renderStatus(client.state);
-    consoleView.refreshText();
-    graphView.refreshText();
-    traceView.refreshText();
-    plotView.refreshText();
+    outputs.refreshText();
     exercisesView.refreshText();
     document.title = t("app.title");
   });

@@ -25,6 +25,8 @@ export interface ExerciseHost {
   runTests(detail: ExerciseDetail): Promise<{ report: TestReport | null; error: string | null }>;
   canRun(): boolean;
   onRunnable(listener: () => void): void;
+  /** The exercise was closed (back to the list). */
+  closed(): void;
 }
 
 const STATUS_KEY = (id: string) => `kael.status.${id}`;
@@ -94,6 +96,7 @@ export class ExercisesView {
   closeExercise(): void {
     this.current = null;
     this.render();
+    this.host.closed();
   }
 
   refreshText(): void {

@@ -19,10 +19,13 @@ import math
 import sys
 import time
 import traceback
+from pathlib import Path
 
 import _kael_worker  # registered by worker.ts: emit(kind, json_text)
 
 FILENAME = "main.py"
+# The display kinds the page draws, shared with protocol.ts (the worker writes the file here).
+KIND: dict[str, str] = json.loads(Path(__file__).with_name("display_kinds.json").read_text())
 __all__ = ["plot", "progress", "show"]
 
 
@@ -49,12 +52,12 @@ def _finite(value) -> float | None:
 def plot(series: str, x, y) -> None:
     """Add the point (x, y) to the live line plot named `series`."""
     y = _finite(y.item() if hasattr(y, "item") else y)
-    _emit("plot", {"series": str(series), "x": float(x), "y": y})
+    _emit(KIND["plot"], {"series": str(series), "x": float(x), "y": y})
 
 
 def progress(value, total, label: str = "") -> None:
     """Show a progress bar at value / total."""
-    _emit("progress", {"value": float(value), "total": float(total), "label": str(label)})
+    _emit(KIND["progress"], {"value": float(value), "total": float(total), "label": str(label)})
 
 
 def show(obj, params=None) -> None:
@@ -71,7 +74,7 @@ def show(obj, params=None) -> None:
 def _display(document: dict) -> None:
     """kael.viz's display hook: a graph or trace document (kael/viz/SCHEMA.md) to the page."""
     kind = document.get("kind")
-    if kind not in ("graph", "trace"):
+    if kind not in (KIND["graph"], KIND["trace"]):
         raise ValueError(f"kael.viz.show gave a document of unknown kind {kind!r}")
     _emit(kind, {"data": document})
 
@@ -141,7 +144,7 @@ def _auto_show(value) -> None:
         try:
             import kael.viz
 
-            _emit("graph", {"data": kael.viz.graph(value)})
+            _emit(KIND["graph"], {"data": kael.viz.graph(value)})
         except Exception:  # noqa: BLE001 - a drawing problem must not fail the run
             pass
 

@@ -1,6 +1,15 @@
 // The one message protocol between the page and the Pyodide worker, both directions.
 // Everything is plain structured-clone data; Python sends snake_case JSON, parsed here.
 
+import kinds from "./display_kinds.json";
+
+/**
+ * The display kinds, one list for TypeScript and Python: playground.py reads the same
+ * display_kinds.json (the worker writes it next to playground.py).
+ */
+export const DISPLAY_KIND = kinds as { readonly [K in keyof typeof kinds]: K };
+export type DisplayKind = keyof typeof kinds;
+
 export type Stage = "runtime" | "stdlib" | "kael";
 
 export interface InitConfig {
@@ -51,10 +60,10 @@ export interface PyError {
 
 /** Things user code asks the page to draw, emitted while it runs. */
 export type Display =
-  | { kind: "graph"; data: unknown; title?: string }
-  | { kind: "trace"; data: unknown; title?: string }
-  | { kind: "plot"; series: string; x: number; y: number }
-  | { kind: "progress"; value: number; total: number; label?: string };
+  | { kind: typeof DISPLAY_KIND.graph; data: unknown; title?: string }
+  | { kind: typeof DISPLAY_KIND.trace; data: unknown; title?: string }
+  | { kind: typeof DISPLAY_KIND.plot; series: string; x: number; y: number }
+  | { kind: typeof DISPLAY_KIND.progress; value: number; total: number; label?: string };
 
 /** One test in the harness's report (exercises/harness/report.py); the server sends the same. */
 export interface TestCaseReport {

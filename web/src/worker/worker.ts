@@ -3,7 +3,8 @@
 // the one place that creates it and talks to it.
 
 import type { PyodideAPI } from "pyodide";
-import type { Display, FromWorker, InitConfig, RunOutcome, Stage, ToWorker } from "./protocol";
+import { DISPLAY_KIND, type Display, type FromWorker, type InitConfig, type RunOutcome, type Stage, type ToWorker } from "./protocol";
+import displayKindsSource from "./display_kinds.json?raw";
 import playgroundSource from "./playground.py?raw";
 import testsSource from "./playground_tests.py?raw";
 
@@ -78,7 +79,7 @@ function writer(kind: "stdout" | "stderr") {
   };
 }
 
-const DISPLAY_KINDS = new Set(["graph", "trace", "plot", "progress"]);
+const DISPLAY_KINDS = new Set<string>(Object.values(DISPLAY_KIND));
 
 function emit(kind: string, json: string): void {
   if (!DISPLAY_KINDS.has(kind)) return;
@@ -141,6 +142,7 @@ async function init(id: number, config: InitConfig): Promise<void> {
   runtime.unpackArchive(wheel, "wheel", { extractDir: site });
   runtime.FS.writeFile(`${site}/playground.py`, playgroundSource);
   runtime.FS.writeFile(`${site}/playground_tests.py`, testsSource);
+  runtime.FS.writeFile(`${site}/display_kinds.json`, displayKindsSource);
   runtime.registerJsModule("_kael_worker", { emit });
   const versions = JSON.parse(
     runtime.runPython(`
