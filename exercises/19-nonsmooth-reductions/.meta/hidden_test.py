@@ -1,0 +1,127 @@
+"""Hidden tests of nonsmooth: seeded random tensors full of ties and zeros (values drawn from a
+few integers), random dims and dtypes; each case also checks against kael's own ops."""
+
+import random
+
+import kael
+
+DTYPES = (kael.float32, kael.float64)
+
+
+def _tied(rng, shape, values=(-1.0, 0.0, 1.0, 2.0)):
+    n = 1
+    for s in shape:
+        n *= s
+    return [rng.choice(values) for _ in range(n)]
+
+
+def _both(mine, builtin, x):
+    """[your gradient, its dtype, whether it equals the gradient through kael's own op]"""
+    a = x.detach().requires_grad_()
+    b = x.detach().requires_grad_()
+    ya, yb = mine(a), builtin(b)
+    ya = ya[0] if isinstance(ya, tuple) else ya
+    yb = yb[0] if isinstance(yb, tuple) else yb
+    kael.manual_seed(55)
+    w = kael.randn(*ya.shape, dtype=ya.dtype)
+    (ya * w).sum().backward()
+    (yb * w).sum().backward()
+    same = list(a.grad.shape) == list(b.grad.shape) and bool((a.grad - b.grad).abs().max() < 1e-5)
+    return [a.grad.tolist(), a.grad.dtype.name, same]
+
+
+def _cases(seed, count, lo_rank=1, hi_rank=3):
+    rng = random.Random(seed)
+    for _ in range(count):
+        shape = tuple(rng.randint(1, 4) for _ in range(rng.randint(lo_rank, hi_rank)))
+        dim = rng.randrange(-len(shape), len(shape))
+        x = kael.tensor(_tied(rng, shape), dtype=rng.choice(DTYPES)).reshape(shape)
+        yield x, dim
+
+
+def test_amax_random_ties(m):
+    """amax over a random dim of 12 random tensors full of ties (ranks 1 to 3, both dtypes)"""
+    return [_both(lambda t: m.amax(t, dim), lambda t: t.amax(dim), x) for x, dim in _cases(1901, 12)]
+
+
+def test_max_dim_random_ties(m):
+    """max_dim over a random dim of 12 random tensors full of ties: values, indices, gradient"""
+    out = []
+    for x, dim in _cases(1902, 12):
+        values, indices = m.max_dim(x, dim)
+        ref_values, ref_indices = x.max(dim)
+        out.append([values.tolist(), indices.tolist(), indices.tolist() == ref_indices.tolist(),
+                    _both(lambda t: m.max_dim(t, dim), lambda t: t.max(dim), x)])
+    return out
+
+
+def test_max_dim_indices_have_no_gradient(m):
+    """max_dim's indices are int64 and carry no grad_fn; only the values have one"""
+    x = kael.tensor([[1.0, 5.0], [5.0, 5.0]], requires_grad=True)
+    values, indices = m.max_dim(x, 0)
+    return [indices.dtype.name, indices.grad_fn is None, indices.requires_grad, values.grad_fn.name()]
+
+
+def test_amax_of_all_equal_row(m):
+    """amax(x, 1) of a row of 8 equal values: each gets 1/8"""
+    return _both(lambda t: m.amax(t, 1), lambda t: t.amax(1), kael.full((1, 8), 3.0))
+
+
+def test_amax_and_max_differ_on_ties(m):
+    """the same tied row through amax and through max_dim: two different, valid subgradients"""
+    x = kael.tensor([[4.0, 4.0, 1.0]])
+    a = x.detach().requires_grad_()
+    b = x.detach().requires_grad_()
+    m.amax(a, 1).sum().backward()
+    m.max_dim(b, 1)[0].sum().backward()
+    return [a.grad.tolist(), b.grad.tolist()]
+
+
+def test_relu_random(m):
+    """relu on 8 random tensors with many exact zeros"""
+    return [_both(m.relu, lambda t: t.relu(), x) for x, _ in _cases(1903, 8)]
+
+
+def test_abs_random(m):
+    """abs on 8 random tensors with many exact zeros"""
+    return [_both(m.abs, lambda t: t.abs(), x) for x, _ in _cases(1904, 8)]
+
+
+def test_relu_abs_keep_dtype_and_upstream(m):
+    """relu and abs of float64 [0, -2, 3] with upstream weights [5, 7, 11]"""
+    out = []
+    for fn in (m.relu, m.abs):
+        x = kael.tensor([0.0, -2.0, 3.0], dtype=kael.float64, requires_grad=True)
+        (fn(x) * kael.tensor([5.0, 7.0, 11.0], dtype=kael.float64)).sum().backward()
+        out.append([x.grad.tolist(), x.grad.dtype.name])
+    return out
+
+
+def test_safe_sqrt_random(m):
+    """safe_sqrt on 8 random tensors with zeros and negatives: values, gradients, any NaN"""
+    rng = random.Random(1905)
+    out = []
+    for _ in range(8):
+        shape = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 3)))
+        x = kael.tensor(_tied(rng, shape, (-9.0, -1.0, 0.0, 0.0, 1.0, 4.0, 2.25)),
+                        dtype=rng.choice(DTYPES)).reshape(shape).requires_grad_()
+        y = m.safe_sqrt(x)
+        (y * 3.0).sum().backward()
+        out.append([y.tolist(), x.grad.tolist(), bool(x.grad.isnan().any())])
+    return out
+
+
+def test_safe_sqrt_inside_a_loss(m):
+    """a loss that uses safe_sqrt of a value that is exactly 0 for half the batch: no NaN reaches w"""
+    w = kael.tensor([1.0, -1.0], requires_grad=True)
+    x = kael.tensor([[1.0, 1.0], [2.0, 0.5], [3.0, 3.0], [0.0, 0.0]])
+    loss = m.safe_sqrt(x @ w).sum()
+    loss.backward()
+    return [loss.item(), w.grad.tolist()]
+
+
+def test_safe_sqrt_of_a_positive_tensor(m):
+    """safe_sqrt of positive values equals sqrt, gradient 1 / (2 sqrt(x))"""
+    x = kael.tensor([0.25, 1.0, 16.0], requires_grad=True)
+    m.safe_sqrt(x).sum().backward()
+    return x.grad.tolist()
