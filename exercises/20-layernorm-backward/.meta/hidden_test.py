@@ -1,0 +1,129 @@
+"""Hidden tests of layernorm: gradcheck in float64 on seeded random shapes, float32 against
+float64 within a tolerance (also far from zero, where a one-pass variance cancels), and
+comparisons with the same layer norm composed from kael ops."""
+
+import random
+
+import kael
+
+RTOL = 1e-4
+ATOL = 1e-6
+
+
+def _params(d, dtype, rng_seed):
+    kael.manual_seed(rng_seed)
+    w = kael.randn(d, dtype=dtype).requires_grad_()
+    b = kael.randn(d, dtype=dtype).requires_grad_()
+    return w, b
+
+
+def _composed(x, w, b, eps=1e-5):
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    return (x - mean) / (var + eps).sqrt() * w + b
+
+
+def _grads(fn, x, w, b, up):
+    xs, ws, bs = (t.detach().requires_grad_() for t in (x, w, b))
+    y = fn(xs, ws, bs)
+    (y * up).sum().backward()
+    return [y, xs.grad, ws.grad, bs.grad]
+
+
+def _shapes(seed, count):
+    rng = random.Random(seed)
+    for _ in range(count):
+        lead = tuple(rng.randint(1, 3) for _ in range(rng.randint(0, 2)))
+        yield lead + (rng.randint(1, 5),)
+
+
+def test_gradcheck_random_shapes(m):
+    """gradcheck (float64) of x, weight and bias for 6 random shapes [..., D], D from 1 to 5"""
+    out = []
+    for i, shape in enumerate(_shapes(2001, 6)):
+        w, b = _params(shape[-1], kael.float64, 10 + i)
+        x = (kael.randn(*shape, dtype=kael.float64) * 2 + 1).requires_grad_()
+        out.append(kael.autograd.gradcheck(lambda *a: m.layer_norm(*a), (x, w, b), raise_exception=False))
+    return out
+
+
+def test_matches_composed_layer_norm_float64(m):
+    """6 random shapes: your y and gradients equal those of the layer norm composed of kael ops"""
+    out = []
+    for i, shape in enumerate(_shapes(2002, 6)):
+        w, b = _params(shape[-1], kael.float64, 20 + i)
+        x = kael.randn(*shape, dtype=kael.float64) * 3
+        up = kael.randn(*shape, dtype=kael.float64)
+        mine = _grads(m.layer_norm, x, w, b, up)
+        ref = _grads(_composed, x, w, b, up)
+        out.append([bool((a - r).abs().max() < 1e-8) for a, r in zip(mine, ref)] + [mine[1].tolist()])
+    return out
+
+
+def _float32_vs_float64(m, x64, seed):
+    d = x64.shape[-1]
+    w, b = _params(d, kael.float64, seed)
+    up = kael.randn(*x64.shape, dtype=kael.float64)
+    g64 = _grads(m.layer_norm, x64, w, b, up)
+    g32 = _grads(m.layer_norm, x64.float(), w.float(), b.float(), up.float())
+    ok = []
+    for a, r in zip(g32, g64):
+        err = (a.double() - r).abs().max().item()
+        ok.append(err < 2e-3 * (1 + r.abs().max().item()))
+    return ok + [g32[0].dtype.name, g32[1].dtype.name]
+
+
+def test_float32_within_tolerance(m):
+    """float32 outputs and gradients stay within 2e-3 (relative to the largest) of float64, 4 random shapes"""
+    out = []
+    for i, shape in enumerate(_shapes(2003, 4)):
+        kael.manual_seed(30 + i)
+        out.append(_float32_vs_float64(m, kael.randn(*shape, dtype=kael.float64), 40 + i))
+    return out
+
+
+def test_float32_far_from_zero(m):
+    """float32 rows 1000 + N(0, 1) (a one-pass E[x^2] - E[x]^2 cancels there): within 2e-3 of float64"""
+    kael.manual_seed(50)
+    x = (kael.randn(4, 16) + 1000.0).double()  # float32-representable values, held in float64
+    return _float32_vs_float64(m, x, 51)
+
+
+def test_weight_and_bias_grads_sum_over_batch(m):
+    """x [2, 3, 4]: the weight and bias gradients have shape [4] (summed over 6 rows)"""
+    kael.manual_seed(60)
+    x = kael.randn(2, 3, 4, dtype=kael.float64, requires_grad=True)
+    w, b = _params(4, kael.float64, 61)
+    m.layer_norm(x, w, b).pow(2).sum().backward()
+    return [list(w.grad.shape), list(b.grad.shape), w.grad.tolist(), b.grad.tolist()]
+
+
+def test_constant_row(m):
+    """a row of equal values (variance 0): y is the bias, the gradient is finite (eps inside the sqrt)"""
+    x = kael.full((1, 4), 2.5, dtype=kael.float64, requires_grad=True)
+    w, b = _params(4, kael.float64, 70)
+    y = m.layer_norm(x, w, b)
+    (y * kael.tensor([1.0, -2.0, 0.5, 3.0], dtype=kael.float64)).sum().backward()
+    return [y.tolist(), x.grad.tolist(), w.grad.tolist()]
+
+
+def test_inside_a_network(m):
+    """Linear(3, 4) -> your layer_norm -> tanh -> sum: the Linear weight's gradient"""
+    kael.manual_seed(80)
+    layer = kael.nn.Linear(3, 4)
+    w, b = kael.ones(4, requires_grad=True), kael.zeros(4, requires_grad=True)
+    x = kael.randn(5, 3)
+    m.layer_norm(layer(x), w, b).tanh().sum().backward()
+    mine = layer.weight.grad.tolist()
+    layer.zero_grad()
+    _composed(layer(x), w.detach(), b.detach()).tanh().sum().backward()
+    return [mine, bool((layer.weight.grad - kael.tensor(mine)).abs().max() < 1e-4)]
+
+
+def test_input_grad_rows_sum_to_zero(m):
+    """with any weight and upstream gradient, each row of the input gradient sums to 0"""
+    kael.manual_seed(90)
+    x = kael.randn(3, 6, dtype=kael.float64, requires_grad=True)
+    w, b = _params(6, kael.float64, 91)
+    (m.layer_norm(x, w, b) * kael.randn(3, 6, dtype=kael.float64)).sum().backward()
+    return [abs(s) < 1e-10 for s in x.grad.sum(-1).tolist()]
