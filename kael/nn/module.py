@@ -8,7 +8,18 @@ from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from .parameter import Parameter
 
-__all__ = ["Module", "Sequential", "ModuleList", "zero_grads"]
+__all__ = ["Module", "Sequential", "ModuleList", "zero_grads", "set_call_hook"]
+
+_call_hook = None  # fn(module, args, kwargs) -> output, or None: Module.__call__ runs forward
+
+
+def set_call_hook(fn):
+    """Route every ``Module.__call__`` through ``fn(module, args, kwargs)`` (which must call
+    ``module.forward``), or ``None`` for the plain call; returns the previous hook.
+    ``kael.viz.record_modules`` uses it to note which module produced which graph node."""
+    global _call_hook
+    previous, _call_hook = _call_hook, fn
+    return previous
 
 
 def zero_grads(params, set_to_none=True) -> None:
@@ -38,7 +49,10 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must implement forward()")
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        hook = _call_hook
+        if hook is None:
+            return self.forward(*args, **kwargs)
+        return hook(self, args, kwargs)  # kael.viz.record_modules: which module made which node
 
     # -- registration ------------------------------------------------------------------------------
     def __setattr__(self, name, value):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+from .names import caller_frame, caller_names, merge_names
+from .memory import MemoryLog
 from .recorder import Trace
 from .text import to_text
 from .walk import MAX_VALUES, graph
@@ -35,9 +37,9 @@ def get_display():
 def as_data(obj, params=None, max_values=MAX_VALUES) -> dict:
     """The dict ``show`` hands on: a trace's ``to_dict()``, a graph or trace dict unchanged, else
     ``graph(obj, params)`` for a tensor, a node or a list of them."""
-    if isinstance(obj, Trace):
+    if isinstance(obj, (Trace, MemoryLog)):
         return obj.to_dict()
-    if isinstance(obj, dict) and obj.get("kind") in ("graph", "trace"):
+    if isinstance(obj, dict) and obj.get("kind") in ("graph", "trace", "memory"):
         return obj
     return graph(obj, params, max_values)
 
@@ -47,12 +49,17 @@ def to_json(obj, params=None, indent=None) -> str:
     return json.dumps(as_data(obj, params), indent=indent, allow_nan=False)
 
 
-def show(obj, params=None):
+def show(obj, params=None, *, caller=None):
     """Show the graph of ``obj`` (a tensor, node or list of them) or a trace.
+
+    Tensors are named by ``params`` and, where unambiguous, by the caller's own variables
+    (``caller``: the frame to read them from, by default the one that called ``show``).
 
     With a display hook installed, calls ``hook(data)`` and returns what it returns; otherwise
     prints the graph as an indented tree (a trace as ADR 0005's table) and returns ``None``.
     """
+    if not isinstance(obj, (Trace, MemoryLog, dict)):
+        params = merge_names(params, caller_names(caller if caller is not None else caller_frame()))
     data = as_data(obj, params)
     if _display is not None:
         return _display(data)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from ..autograd import engine
 from ..autograd.node import AccumulateGrad
-from .walk import MAX_VALUES, SCHEMA_VERSION, build, tensor_data
+from .names import caller_frame, caller_names, merge_names
+from .walk import MAX_VALUES, SCHEMA_VERSION, build, refresh_grads, tensor_data
 
 __all__ = ["trace", "Trace"]
 
@@ -28,8 +29,10 @@ class Trace:
     data; ``tr.table()``: the steps as ADR 0005's worked-example table.
     """
 
-    def __init__(self, params=None, max_values=MAX_VALUES):
+    def __init__(self, params=None, max_values=MAX_VALUES, caller=None):
         self.params = params
+        self._caller = caller  # the frame whose variables name tensors, until the block ends
+        self._built = None  # the pass graph's listed tensors, to refresh their grads at its end
         self.max_values = max_values
         self.passes = []
         self.steps = []
@@ -49,6 +52,7 @@ class Trace:
     def __exit__(self, exc_type, exc, tb):
         engine.set_tracer(self._previous)
         self._previous = None
+        self._caller = None
         if exc is not None and self.error is None:
             self.error = _error_data(exc, None)
         return False
@@ -83,7 +87,10 @@ class Trace:
         return None if t is None else tensor_data(t, self.max_values)
 
     def on_start(self, root_nodes, seeds, deps, roots, ready):
-        graph, ids = build(list(roots), list(root_nodes), self.params, self.max_values)
+        params = merge_names(self.params, caller_names(self._caller))
+        built = build(list(roots), list(root_nodes), params, self.max_values)
+        graph, ids = built.data, built.ids
+        self._built = built
         self._ids = ids
         self._buffered = set(root_nodes)
         self._count = 0
@@ -187,15 +194,21 @@ class Trace:
 
     def on_end(self):
         self.passes[-1]["completed"] = self.passes[-1]["error"] is None
+        # The graph was captured before the pass; its leaves (and retained non-leaves) now
+        # hold the gradients the pass produced.
+        refresh_grads(self._built.data["tensors"], self._built.tensors, self.max_values)
+        self._built = None
         self._ids = None
         self._buffered = None
         self._event = None
         self._saved_names = ()
 
 
-def trace(params=None, max_values=MAX_VALUES) -> Trace:
+def trace(params=None, max_values=MAX_VALUES, *, caller=None) -> Trace:
     """``with kael.viz.trace(params=dict(x=x)) as tr: loss.backward()`` records the engine's steps.
 
-    ``params`` names tensors as in ``kael.viz.graph``; node ids match ``graph()`` of the same roots.
+    ``params`` names tensors as in ``kael.viz.graph``; tensors it does not name are named, where
+    unambiguous, by the variables of the caller (``caller``, by default the frame calling
+    ``trace``) as they are when each pass starts. Node ids match ``graph()`` of the same roots.
     """
-    return Trace(params, max_values)
+    return Trace(params, max_values, caller if caller is not None else caller_frame())

@@ -3,7 +3,7 @@ it) and a trace as ADR 0005's worked-example table. Both read only the JSON-able
 
 from __future__ import annotations
 
-__all__ = ["format_values", "graph_text", "trace_table", "trace_text", "to_text"]
+__all__ = ["format_values", "graph_text", "memory_text", "trace_table", "trace_text", "to_text"]
 
 _SHOWN = 8  # values shown in full up to this many elements; beyond, the first few and "..."
 
@@ -231,4 +231,20 @@ def to_text(data) -> str:
     """The text ``show`` prints for a graph or trace dict."""
     if data.get("kind") == "trace":
         return trace_text(data)
+    if data.get("kind") == "memory":
+        return memory_text(data)
     return graph_text(data)
+
+
+def memory_text(data) -> str:
+    """A memory log: the forward's saves (the notebook's count), then the peak and each event."""
+    totals = data["totals"]
+    title = f"{data['label']}: " if data["label"] else ""
+    lines = [
+        f"{title}forward saved {_count(totals['forward_tensors'], 'tensor')}, "
+        f"{totals['forward_bytes']} bytes; peak held {totals['peak_bytes']} bytes"
+    ]
+    for e in data["events"]:
+        what = f"{e['node']}.{e['name']} {_fmt_shape(e['shape'])}" if e["kind"] == "save" else e["id"]
+        lines.append(f"  {e['kind']:4} {e['phase']:8} {what}  {e['bytes']} B -> held {e['held_bytes']} B")
+    return "\n".join(lines)

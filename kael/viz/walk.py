@@ -13,6 +13,7 @@ import math
 from ..autograd.engine import gradient_edge
 from ..autograd.node import AccumulateGrad, Node
 from ..tensor import Tensor
+from .modules import module_entries, parameter_name
 
 __all__ = ["graph", "SCHEMA_VERSION", "MAX_VALUES", "tensor_data"]
 
@@ -143,148 +144,222 @@ def _hooks(node, kind):
     }
 
 
-def build(tensors, root_nodes, params=None, max_values=MAX_VALUES) -> tuple:
-    """``(graph dict, {node: id})`` for the roots; ``tensors[i]`` is the tensor of
-    ``root_nodes[i]``, or ``None`` when only the node is known."""
-    order = walk(root_nodes)
-    ids = {node: f"n{i}" for i, node in enumerate(order)}
-    named = named_tensors(params)
-    name_of = {}  # id(tensor) -> name, first name wins
-    for name, t in named:
-        name_of.setdefault(id(t), name)
-    output_of = {}  # grad_fn node -> (name, tensor), for named tensors with history
-    for name, t in named:
-        fn = t.grad_fn
-        if fn is not None and fn in ids and fn not in output_of:
-            output_of[fn] = (name, t)
+class _Names:
+    """The names ``params`` gives: tensors by identity, and the named tensors with history."""
 
-    # Tensors: the roots, the leaves in walk order, then the named intermediates in walk order
-    # (so the ids of roots and leaves do not depend on which intermediates ``params`` names).
-    tensor_entries, tensor_ids = [], {}  # id(tensor) -> tensor id
-    storage_owner = {}  # id(storage) -> tensor id, to tell which saved tensors alias a listed one
-    node_tensor = {}  # node -> tensor id
+    def __init__(self, params, ids):
+        named = named_tensors(params)
+        self.of = {}  # id(tensor) -> name, first name wins
+        for name, t in named:
+            self.of.setdefault(id(t), name)
+        self.output_of = {}  # grad_fn node -> (name, tensor)
+        for name, t in named:
+            fn = t.grad_fn
+            if fn is not None and fn in ids and fn not in self.output_of:
+                self.output_of[fn] = (name, t)
+        self.constants = [(name, t) for name, t in named if not t.requires_grad]
 
-    def add_tensor(t, role, node):
+    def of_node(self, node):
+        if isinstance(node, AccumulateGrad):
+            return self.of.get(id(node.variable)) or parameter_name(node)
+        return self.output_of[node][0] if node in self.output_of else None
+
+
+class _Tensors:
+    """The tensor entries: roots, leaves in walk order, named intermediates, named constants."""
+
+    def __init__(self, ids, names, max_values):
+        self.ids, self.names, self.max_values = ids, names, max_values
+        self.entries, self.objects = [], []  # parallel: entry dict, the tensor
+        self.by_tensor = {}  # id(tensor) -> tensor id
+        self.storage_owner = {}  # id(storage) -> tensor id
+        self.of_node = {}  # node -> tensor id
+
+    def add(self, t, role, node):
         key = id(t)
-        if key in tensor_ids:
-            return tensor_ids[key]
-        meta = t._meta
-        tid = f"t{len(tensor_entries)}"
-        tensor_ids[key] = tid
-        storage_owner.setdefault(id(t._storage), tid)
-        tensor_entries.append({
-            "id": tid,
-            "role": role,
-            "name": name_of.get(key),
-            "shape": [int(s) for s in t.shape],
-            "dtype": t.dtype.name,
-            "requires_grad": t.requires_grad,
-            "is_leaf": t.is_leaf,
-            "retains_grad": meta is not None and meta.retains_grad,
-            "node": ids.get(node) if node is not None else None,
-            "version": t._storage.version,
-            "value": tensor_data(t, max_values),
-            "grad": _maybe_data(t.grad, max_values),
-        })
-        if node is not None and node in ids:
-            node_tensor.setdefault(node, tid)
+        if key in self.by_tensor:
+            return self.by_tensor[key]
+        tid = f"t{len(self.entries)}"
+        self.by_tensor[key] = tid
+        self.storage_owner.setdefault(id(t._storage), tid)
+        self.entries.append(tensor_entry(t, tid, role, self.names.of.get(key), self.ids.get(node), self.max_values))
+        self.objects.append(t)
+        if node is not None and node in self.ids:
+            self.of_node.setdefault(node, tid)
         return tid
 
+
+def tensor_entry(t, tid, role, name, node_id, max_values) -> dict:
+    meta = t._meta
+    return {
+        "id": tid,
+        "role": role,
+        "name": name,
+        "shape": [int(s) for s in t.shape],
+        "dtype": t.dtype.name,
+        "requires_grad": t.requires_grad,
+        "is_leaf": t.is_leaf,
+        "retains_grad": meta is not None and meta.retains_grad,
+        "node": node_id,
+        "version": t._storage.version,
+        "value": tensor_data(t, max_values),
+        "grad": _maybe_data(t.grad, max_values),
+    }
+
+
+def refresh_grads(entries, objects, max_values=MAX_VALUES) -> None:
+    """Update the ``grad`` of tensor entries (after a backward pass filled them in)."""
+    for entry, t in zip(entries, objects):
+        entry["grad"] = _maybe_data(t.grad, max_values)
+
+
+def _list_tensors(tensors, root_nodes, order, ids, names, max_values) -> _Tensors:
+    listed = _Tensors(ids, names, max_values)
     for t, node in zip(tensors, root_nodes):
         if t is not None:
-            add_tensor(t, "root", node)
+            listed.add(t, "root", node)
     for node in order:
         if isinstance(node, AccumulateGrad):
-            add_tensor(node.variable, "leaf", node)
+            listed.add(node.variable, "leaf", node)
     for node in order:
-        if node in output_of:
-            add_tensor(output_of[node][1], "intermediate", node)
+        if node in names.output_of:
+            listed.add(names.output_of[node][1], "intermediate", node)
+    for _, t in names.constants:
+        listed.add(t, "constant", None)
+    return listed
 
-    # Labels: the node name, made distinct when several nodes share it.
+
+def _labels(order, names) -> dict:
+    """``{node: label}``: the node name, told apart from same-named nodes by the name of its
+    tensor, else by its place among them from the root (``MulBackward #2``)."""
     counts = {}
     for node in order:
         counts[node.name()] = counts.get(node.name(), 0) + 1
-
-    def label(node, nid):
+    seen, labels = {}, {}
+    for node in order:
         base = node.name()
         if counts[base] == 1:
-            return base
-        if isinstance(node, AccumulateGrad):
-            name = name_of.get(id(node.variable))
-        else:
-            name = output_of[node][0] if node in output_of else None
-        return f"{base}({name})" if name is not None else f"{base}[{nid}]"
+            labels[node] = base
+            continue
+        seen[base] = seen.get(base, 0) + 1
+        name = names.of_node(node)
+        labels[node] = f"{base}({name})" if name is not None else f"{base} #{seen[base]}"
+    return labels
 
-    nodes, edges = [], []
-    saved_count = saved_bytes = null_inputs = 0
-    for node in order:
-        nid = ids[node]
-        kind = "accumulate" if isinstance(node, AccumulateGrad) else "function"
-        inputs = []
-        for nr, ni in enumerate(node.inputs):
-            target = ids.get(ni.edge) if ni.edge is not None else None
-            eid = None
-            if target is not None:
-                eid = f"e{len(edges)}"
-                edges.append({
-                    "id": eid, "from": nid, "to": target, "input_nr": nr,
-                    "shape": [int(s) for s in ni.shape], "dtype": ni.dtype.name,
-                })
-            else:
-                null_inputs += 1
-            inputs.append({
-                "input_nr": nr, "shape": [int(s) for s in ni.shape], "dtype": ni.dtype.name,
-                "node": target, "edge": eid,
-            })
-        saved = []
-        if kind == "function":
-            for name, s in node.saved_tensor_records():
-                storage = getattr(s, "_storage", None)
-                saved.append({
-                    "name": name,
-                    "shape": [int(d) for d in s.shape],
-                    "dtype": s.dtype.name,
-                    "bytes": s.nbytes,
-                    "version": s.version,
-                    "current_version": s.current_version,
-                    "stale": s.version != s.current_version,
-                    "tensor": storage_owner.get(id(storage)),
-                })
-                saved_count += 1
-                saved_bytes += s.nbytes
-        nodes.append({
-            "id": nid,
-            "kind": kind,
-            "name": node.name(),
-            "label": label(node, nid),
-            "doc": _first_doc_line(node),
-            "tensor": node_tensor.get(node),
-            "inputs": inputs,
-            "saved": saved,
-            "released": bool(node.released),
-            "hooks": _hooks(node, kind),
+
+def _input_entries(node, nid, ids, edges) -> list:
+    """The node's inputs; appends its non-null edges to ``edges``."""
+    inputs = []
+    for nr, ni in enumerate(node.inputs):
+        target = ids.get(ni.edge) if ni.edge is not None else None
+        eid = None
+        shape = [int(s) for s in ni.shape]
+        if target is not None:
+            eid = f"e{len(edges)}"
+            edges.append({"id": eid, "from": nid, "to": target, "input_nr": nr, "shape": shape, "dtype": ni.dtype.name})
+        inputs.append({"input_nr": nr, "shape": shape, "dtype": ni.dtype.name, "node": target, "edge": eid})
+    return inputs
+
+
+def stale_message(version, current) -> str | None:
+    if version == current:
+        return None
+    return f"modified in place after it was saved: version {current}, saved at version {version}"
+
+
+def _saved_value(s, max_values):
+    """The saved tensor's values as they are now (a stale one shows what it was changed to);
+    ``None`` when a ``saved_tensors_hooks`` pack hook holds it as something else."""
+    held = s._data if s._data is not None else s._packed
+    return tensor_data(held, max_values) if isinstance(held, Tensor) else None
+
+
+def _saved_entries(node, storage_owner, max_values) -> list:
+    saved = []
+    for name, s in node.saved_tensor_records():
+        storage = getattr(s, "_storage", None)
+        saved.append({
+            "name": name,
+            "shape": [int(d) for d in s.shape],
+            "dtype": s.dtype.name,
+            "bytes": s.nbytes,
+            "version": s.version,
+            "current_version": s.current_version,
+            "stale": s.version != s.current_version,
+            "stale_message": stale_message(s.version, s.current_version),
+            "tensor": storage_owner.get(id(storage)),
+            "value": _saved_value(s, max_values),
         })
+    return saved
 
+
+def _node_entry(node, nid, label, listed, edges, module_id, max_values) -> dict:
+    kind = "accumulate" if isinstance(node, AccumulateGrad) else "function"
+    return {
+        "id": nid,
+        "kind": kind,
+        "name": node.name(),
+        "label": label,
+        "doc": _first_doc_line(node),
+        "tensor": listed.of_node.get(node),
+        "inputs": _input_entries(node, nid, listed.ids, edges),
+        "saved": _saved_entries(node, listed.storage_owner, max_values) if kind == "function" else [],
+        "released": bool(node.released),
+        "hooks": _hooks(node, kind),
+        "module": module_id,
+    }
+
+
+def _totals(nodes, edges, tensors) -> dict:
     accumulate = sum(1 for n in nodes if n["kind"] == "accumulate")
+    saved = [s for n in nodes for s in n["saved"]]
+    return {
+        "nodes": len(nodes),
+        "function_nodes": len(nodes) - accumulate,
+        "accumulate_nodes": accumulate,
+        "edges": len(edges),
+        "null_inputs": sum(1 for n in nodes for i in n["inputs"] if i["node"] is None),
+        "tensors": len(tensors),
+        "saved_tensors": len(saved),
+        "saved_bytes": sum(s["bytes"] for s in saved),
+    }
+
+
+class Built:
+    """What ``build`` returns: the graph dict, ``{node: id}``, and the listed tensors (in the
+    order of ``data["tensors"]``) so a trace can refresh their gradients after its pass."""
+
+    __slots__ = ("data", "ids", "tensors")
+
+    def __init__(self, data, ids, tensors):
+        self.data, self.ids, self.tensors = data, ids, tensors
+
+
+def build(tensors, root_nodes, params=None, max_values=MAX_VALUES) -> Built:
+    """The graph of the roots; ``tensors[i]`` is the tensor of ``root_nodes[i]``, or ``None``
+    when only the node is known."""
+    order = walk(root_nodes)
+    ids = {node: f"n{i}" for i, node in enumerate(order)}
+    names = _Names(params, ids)
+    listed = _list_tensors(tensors, root_nodes, order, ids, names, max_values)
+    labels = _labels(order, names)
+    module_ids, modules = module_entries(order, names)
+    edges = []
+    nodes = [
+        _node_entry(node, ids[node], labels[node], listed, edges, module_ids.get(node), max_values)
+        for node in order
+    ]
     data = {
         "version": SCHEMA_VERSION,
         "kind": "graph",
         "roots": [ids[n] if n is not None else None for n in root_nodes],
         "nodes": nodes,
         "edges": edges,
-        "tensors": tensor_entries,
-        "totals": {
-            "nodes": len(nodes),
-            "function_nodes": len(nodes) - accumulate,
-            "accumulate_nodes": accumulate,
-            "edges": len(edges),
-            "null_inputs": null_inputs,
-            "tensors": len(tensor_entries),
-            "saved_tensors": saved_count,
-            "saved_bytes": saved_bytes,
-        },
+        "tensors": listed.entries,
+        "modules": modules,
+        "totals": _totals(nodes, edges, listed.entries),
     }
-    return data, ids
+    return Built(data, ids, listed.objects)
 
 
 def graph(root, params=None, max_values=MAX_VALUES) -> dict:
@@ -296,4 +371,4 @@ def graph(root, params=None, max_values=MAX_VALUES) -> dict:
     ['SumBackward', 'MulBackward', 'AccumulateGrad']
     """
     tensors, nodes = as_roots(root)
-    return build(tensors, nodes, params, max_values)[0]
+    return build(tensors, nodes, params, max_values).data

@@ -43,10 +43,22 @@ def events(tr, kind):
     return [e for e in tr.steps if e["kind"] == kind]
 
 
-GRAPH_KEYS = {"version", "kind", "roots", "nodes", "edges", "tensors", "totals"}
-NODE_KEYS = {"id", "kind", "name", "label", "doc", "tensor", "inputs", "saved", "released", "hooks"}
+GRAPH_KEYS = {"version", "kind", "roots", "nodes", "edges", "tensors", "modules", "totals"}
+NODE_KEYS = {"id", "kind", "name", "label", "doc", "tensor", "inputs", "saved", "released", "hooks", "module"}
 INPUT_KEYS = {"input_nr", "shape", "dtype", "node", "edge"}
-SAVED_KEYS = {"name", "shape", "dtype", "bytes", "version", "current_version", "stale", "tensor"}
+SAVED_KEYS = {
+    "name", "shape", "dtype", "bytes", "version", "current_version", "stale", "stale_message", "tensor",
+    "value",
+}
+MODULE_KEYS = {"id", "parent", "name", "path", "type", "extra", "label"}
+MEMORY_KEYS = {"version", "kind", "label", "events", "totals"}
+MEMORY_EVENT_KEYS = {
+    "kind", "id", "bytes", "held_bytes", "held_tensors", "node", "name", "shape", "dtype", "phase",
+}
+MEMORY_TOTALS_KEYS = {
+    "forward_tensors", "forward_bytes", "peak_bytes", "held_bytes", "held_tensors", "events",
+    "dropped_events",
+}
 HOOK_KEYS = {"pre", "post", "tensor", "retains_grad"}
 EDGE_KEYS = {"id", "from", "to", "input_nr", "shape", "dtype"}
 TENSOR_KEYS = {
@@ -94,10 +106,16 @@ def check_graph(g):
         for s in node["saved"]:
             assert set(s) == SAVED_KEYS
             assert s["stale"] == (s["version"] != s["current_version"])
+            assert (s["stale_message"] is not None) == s["stale"]
+            if s["value"] is not None:
+                check_data(s["value"])
+        assert node["module"] is None or node["module"] in {m["id"] for m in g["modules"]}
+    for m in g["modules"]:
+        assert set(m) == MODULE_KEYS
     for edge in g["edges"]:
         assert set(edge) == EDGE_KEYS and edge["from"] in ids and edge["to"] in ids
     for t in g["tensors"]:
-        assert set(t) == TENSOR_KEYS and t["role"] in ("root", "leaf", "intermediate")
+        assert set(t) == TENSOR_KEYS and t["role"] in ("root", "leaf", "intermediate", "constant")
         check_data(t["value"])
         if t["grad"] is not None:
             check_data(t["grad"])
@@ -146,7 +164,8 @@ def test_schema_md_documents_every_key():
     text = (pathlib.Path(viz.__file__).parent / "SCHEMA.md").read_text(encoding="utf-8")
     keys = (GRAPH_KEYS | NODE_KEYS | INPUT_KEYS | SAVED_KEYS | HOOK_KEYS | EDGE_KEYS | TENSOR_KEYS
             | DATA_KEYS | TOTALS_KEYS | TRACE_KEYS | PASS_KEYS | START_KEYS | STEP_KEYS | SEND_KEYS
-            | ERROR_EVENT_KEYS | ERROR_KEYS)
+            | ERROR_EVENT_KEYS | ERROR_KEYS | MODULE_KEYS | MEMORY_KEYS | MEMORY_EVENT_KEYS
+            | MEMORY_TOTALS_KEYS)
     missing = sorted(k for k in keys if f"`{k}`" not in text)
     assert missing == []
 
@@ -168,7 +187,7 @@ def test_graph_ids_follow_the_breadth_first_walk_and_edges_name_input_numbers():
     # The ids do not depend on params.
     plain = viz.graph(loss)
     assert [n["id"] for n in plain["nodes"]] == [n["id"] for n in g["nodes"]]
-    assert [n["label"] for n in plain["nodes"]][2:4] == ["MulBackward[n2]", "MulBackward[n3]"]
+    assert [n["label"] for n in plain["nodes"]][2:4] == ["MulBackward #1", "MulBackward #2"]
 
 
 def test_graph_constant_is_a_null_edge_with_its_shape_and_dtype():
@@ -222,7 +241,8 @@ def test_graph_saved_tensors_bytes_versions_and_stale_flag():
     g = viz.graph(z.sum())
     exp = next(n for n in g["nodes"] if n["name"] == "ExpBackward")
     assert exp["saved"] == [{"name": "result", "shape": [2], "dtype": "float32", "bytes": 8, "version": 0,
-                             "current_version": 0, "stale": False, "tensor": None}]
+                             "current_version": 0, "stale": False, "stale_message": None, "tensor": None,
+                             "value": viz.tensor_data(y)}]
     assert g["totals"]["saved_tensors"] == 3 and g["totals"]["saved_bytes"] == 24
     with kael.no_grad():
         y.add_(1)
@@ -230,6 +250,8 @@ def test_graph_saved_tensors_bytes_versions_and_stale_flag():
     exp = next(n for n in stale["nodes"] if n["name"] == "ExpBackward")
     assert exp["saved"][0]["version"] == 0 and exp["saved"][0]["current_version"] == 1
     assert exp["saved"][0]["stale"] is True
+    assert exp["saved"][0]["stale_message"] == "modified in place after it was saved: version 1, saved at version 0"
+    assert exp["saved"][0]["value"] == viz.tensor_data(y)  # what it holds now, after the change
 
 
 def test_graph_marks_released_nodes_after_backward():
@@ -368,7 +390,12 @@ def test_trace_node_ids_are_those_of_graph_of_the_same_root():
     before = viz.graph(loss, params=dict(x=x, a=a, b=b))
     with viz.trace(params=dict(x=x, a=a, b=b)) as tr:
         loss.backward()
-    assert tr.graph == before  # captured before anything was released
+    # Captured before anything was released: the same graph, except that the caller's variables
+    # name the root (``loss``) and the tensors now hold the gradients the pass produced.
+    assert tr.graph["nodes"] == before["nodes"] and tr.graph["edges"] == before["edges"]
+    named = viz.graph(loss, params=dict(x=x, a=a, b=b, loss=loss))
+    assert [dict(t, grad=None) for t in tr.graph["tensors"]] == [dict(t, grad=None) for t in named["tensors"]]
+    assert next(t for t in tr.graph["tensors"] if t["name"] == "x")["grad"]["values"] == [5.0, 5.0]
     assert tr.to_dict()["passes"][0]["graph"] is tr.graph
 
 
@@ -415,7 +442,7 @@ def test_trace_of_a_retained_graph_twice_accumulates_and_keeps_ids():
     assert [p["index"] for p in tr.passes] == [0, 1] and all(p["completed"] for p in tr.passes)
     assert tr.passes[0]["graph"]["nodes"] == tr.passes[1]["graph"]["nodes"]
     x_entries = [next(t for t in p["graph"]["tensors"] if t["name"] == "x") for p in tr.passes]
-    assert x_entries[0]["grad"] is None and x_entries[1]["grad"]["values"] == [5.0, 5.0]
+    assert x_entries[0]["grad"]["values"] == [5.0, 5.0] and x_entries[1]["grad"]["values"] == [10.0, 10.0]
     first, second = ([e for e in tr.steps if e["pass"] == i and e["kind"] == "step"] for i in (0, 1))
     assert [e["node"] for e in first] == [e["node"] for e in second]
     assert first[-1]["accumulated"]["values"] == [5.0, 5.0]
@@ -601,7 +628,7 @@ def test_to_dot_escapes_quotes_in_names():
 
 
 DIAMOND_TREE = """\
-SumBackward  output [] float64
+SumBackward  output loss [] float64
   AddBackward
     MulBackward(a)  -> a [2] float64  saved other []
       AccumulateGrad  leaf x [2] float64
@@ -619,7 +646,7 @@ def test_show_prints_the_graph_as_a_tree(capsys):
     loss.backward()
     viz.show(loss, params=dict(x=x))
     out = capsys.readouterr().out
-    assert "SumBackward  output [] float64  released" in out
+    assert "SumBackward  output loss [] float64  released" in out
     assert "AccumulateGrad  leaf x [2] float64  grad [5, 5]" in out
 
 
@@ -640,7 +667,7 @@ def test_show_on_a_trace_prints_counts_and_table(capsys):
 def test_set_display_routes_show_to_the_hook(capsys):
     received = []
     x, a, b, loss = diamond()
-    expected = viz.graph(loss, params=dict(x=x))
+    expected = viz.graph(loss, params=dict(x=x, a=a, b=b, loss=loss))  # show() adds the caller's names
     previous = viz.set_display(lambda data: received.append(data) or "drawn")
     try:
         assert viz.get_display() is not None

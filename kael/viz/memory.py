@@ -1,0 +1,148 @@
+"""Activation memory over time: ``with kael.viz.memory() as mem:``.
+
+Inside the block every tensor saved for backward goes through kael's own ``saved_tensors_hooks``
+(the notebook's way of counting activation memory): a ``save`` event when the forward saves it,
+a ``free`` event when the saving node lets it go (the backward pass releases each node's saved
+tensors after running it, or the graph is dropped). Each event carries the bytes still held, so
+the page can plot the bytes held by saved tensors as the forward builds the graph and as the
+backward frees them. A checkpointed segment saves only its inputs in the forward and saves (then
+frees) its recomputed activations inside the backward: those events have phase ``"backward"``.
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+
+from ..autograd import engine
+from ..autograd.node import Node
+from ..autograd.saved import saved_tensors_hooks
+
+__all__ = ["memory", "MemoryLog"]
+
+MAX_EVENTS = 20_000  # beyond this many events a log keeps counting but stops listing
+
+
+class _Held:
+    """What the pack hook returns: the tensor, held exactly as without hooks; when its saved
+    tensor is let go, this object is too, and its finalizer records the ``free`` event."""
+
+    __slots__ = ("tensor", "__weakref__")
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+def _saving_node():
+    # The pack hook is called by SavedTensor(tensor, node).__init__; its ``node`` is the saver.
+    frame = sys._getframe(2)
+    for _ in range(3):
+        if frame is None:
+            return None
+        node = frame.f_locals.get("node")
+        if isinstance(node, Node):
+            return node
+        frame = frame.f_back
+    return None
+
+
+class MemoryLog:
+    """The save and free events of one ``with kael.viz.memory(label) as mem:`` block."""
+
+    def __init__(self, label=None):
+        self.label = label
+        self.events = []
+        self.held_bytes = 0
+        self.held_tensors = 0
+        self.peak_bytes = 0
+        self.forward_tensors = 0
+        self.forward_bytes = 0
+        self.dropped = 0
+        self._count = 0
+        self._per_node = weakref.WeakKeyDictionary()  # node -> saves so far (for the name)
+        self._hooks = saved_tensors_hooks(self._pack, self._unpack)
+
+    def __enter__(self):
+        self._hooks.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._hooks.__exit__(*exc)
+        return False
+
+    # -- the hooks --------------------------------------------------------------------------------
+    def _pack(self, tensor):
+        node = _saving_node()
+        name = None
+        if node is not None:
+            k = self._per_node.get(node, 0)
+            self._per_node[node] = k + 1
+            names = getattr(node, "saved_names", ())
+            name = names[k] if k < len(names) else str(k)
+        nbytes = tensor.numel() * tensor.element_size()
+        sid = f"s{self._count}"
+        self._count += 1
+        backward = engine._depth > 0
+        if not backward:
+            self.forward_tensors += 1
+            self.forward_bytes += nbytes
+        self._change("save", sid, nbytes, 1, {
+            "node": node.name() if node is not None else None,
+            "name": name,
+            "shape": [int(s) for s in tensor.shape],
+            "dtype": tensor.dtype.name,
+            "phase": "backward" if backward else "forward",
+        })
+        held = _Held(tensor)
+        weakref.finalize(held, self._change, "free", sid, nbytes, -1, None)
+        return held
+
+    @staticmethod
+    def _unpack(held):
+        return held.tensor
+
+    def _change(self, kind, sid, nbytes, sign, detail):
+        self.held_bytes += sign * nbytes
+        self.held_tensors += sign
+        self.peak_bytes = max(self.peak_bytes, self.held_bytes)
+        if len(self.events) >= MAX_EVENTS:
+            self.dropped += 1
+            return
+        event = {"kind": kind, "id": sid, "bytes": nbytes, "held_bytes": self.held_bytes,
+                 "held_tensors": self.held_tensors}
+        if detail is None:
+            detail = {"node": None, "name": None, "shape": None, "dtype": None,
+                      "phase": "backward" if engine._depth > 0 else "forward"}
+        event.update(detail)
+        self.events.append(event)
+
+    # -- results ----------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """The memory document (SCHEMA.md, ``kind: "memory"``)."""
+        from .walk import SCHEMA_VERSION
+
+        return {
+            "version": SCHEMA_VERSION,
+            "kind": "memory",
+            "label": self.label,
+            "events": list(self.events),
+            "totals": {
+                "forward_tensors": self.forward_tensors,
+                "forward_bytes": self.forward_bytes,
+                "peak_bytes": self.peak_bytes,
+                "held_bytes": self.held_bytes,
+                "held_tensors": self.held_tensors,
+                "events": self._count * 2 - self.held_tensors,
+                "dropped_events": self.dropped,
+            },
+        }
+
+    def __repr__(self):
+        return (f"<kael.viz.MemoryLog {self.label!r}: forward saved {self.forward_tensors} tensors, "
+                f"{self.forward_bytes} bytes; peak {self.peak_bytes} bytes>")
+
+
+def memory(label=None) -> MemoryLog:
+    """``with kael.viz.memory("plain") as mem: out = f(x); out.sum().backward()`` then
+    ``kael.viz.show(mem)``: the bytes held by saved tensors over time."""
+    return MemoryLog(label)
