@@ -5,6 +5,7 @@
 #   make web     the front end in web/dist/ (npm run build: Pyodide, the wheel, exercises' public data)
 #   make test    every test lane; fails if any lane fails
 #   make serve   setup + wheel + web, then the judge server on $(HOST):$(PORT)
+#   make serve-cluster   the same in scaled mode: local Postgres, two grading workers, the API
 #   make bench   the benchmarks in tests/bench (autograd, grading, page-ready), figures only
 #
 # Every target installs what it needs and is safe to run again; work is redone only when its
@@ -49,7 +50,7 @@ PYTHON_LANE_DIRS := tests/kael tests/exercises
 PYODIDE_LANE_DIRS := tests/kael tests/exercises/test_inprocess.py
 
 .PHONY: setup system-packages pyodide-wheels wheel web test test-numpy test-python test-pyodide \
-	serve bench clean
+	serve serve-cluster bench clean
 
 # ---------------------------------------------------------------------------------- setup
 
@@ -67,11 +68,13 @@ $(NODE_STAMP): web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 	touch $@
 
-# Debian packages: chromium for the end-to-end tests, bubblewrap for the judge's sandbox.
+# Debian packages: chromium for the end-to-end tests, bubblewrap for the judge's sandbox,
+# postgresql for the scaled mode (make serve-cluster and tests/cluster start their own server).
 system-packages:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
+	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \
 	  sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; \
 	  echo "installing Debian packages:$$missing"; \
@@ -168,6 +171,11 @@ test-pyodide: $(LANE_DEPS)
 
 serve: setup wheel web
 	$(PY) -m uvicorn server.app:app --host $(HOST) --port $(PORT)
+
+# The scaled mode on one machine: a throw-away Postgres (unix socket, temporary data), two
+# grading workers and the API server on $(HOST):$(PORT); Ctrl+C stops all of it.
+serve-cluster: setup wheel web
+	$(PY) -m server.cluster --host $(HOST) --port $(PORT) --workers 2
 
 # Benchmarks print figures (ratios against references measured in the same run); they assert
 # nothing. Autograd vs micrograd/PyTorch, the judge's grading latency, the page-ready time.

@@ -4,7 +4,7 @@ import datetime as dt
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import JSON, DateTime, Integer, String, Text
+from sqlalchemy import JSON, DateTime, Float, Index, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 Status = Literal["queued", "running", "done", "error"]
@@ -36,6 +36,18 @@ class Submission(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     started_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class RateEvent(Base):
+    """One counted request of a rate limit kept in the database (scaled mode): ``key`` names
+    the client (or address), ``at`` is the wall-clock time in seconds since the epoch."""
+
+    __tablename__ = "rate_events"
+    __table_args__ = (Index("ix_rate_events_key_at", "key", "at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    key: Mapped[str] = mapped_column(String(128))
+    at: Mapped[float] = mapped_column(Float)
 
 
 # ------------------------------------------------------------------------------- API shapes
