@@ -11,8 +11,9 @@ Protocol (see README.md):
 * stdin, first line: a nonce, read before anything else is imported or run.
 * stdout: frames ``<MARK><nonce> <json>\\n``; nothing else is written there. Everything the
   submission prints goes to stderr (fd 1 is pointed at fd 2 before the submission is imported).
-* frames, in order: ``ready`` (kael imported), ``loaded`` or ``load_error`` (the submission),
-  one ``case`` per test case, ``done``.
+* frames, in order: ``ready`` (kael imported), then ``syntax_error`` (the submission does not
+  compile; nothing more follows), or ``loaded`` or ``load_error`` (the submission), one ``case``
+  per test case, ``done``.
 """
 
 import json
@@ -144,15 +145,40 @@ def _outcome(exc, task_dir=None):
                        "traceback": _traceback(exc, task_dir)}}
 
 
-def _load(path, name):
+def compile_source(source, filename):
+    """``(code, None)`` when ``source`` compiles, else ``(None, error)`` with ``error`` =
+    ``{"message", "line", "column", "text"}`` (line and column count from 1).
+
+    Everything the compiler can raise on hostile source is the source's fault, so it is a
+    syntax error here, never the judge's: a ``SyntaxError``, a ``ValueError`` (a NUL byte), a
+    ``MemoryError`` or ``RecursionError`` from nesting too deep for the parser (``-----...1``).
+    Untrusted code is compiled only here, in the sandboxed child, under its limits."""
+    try:
+        return compile(source, filename, "exec", dont_inherit=True), None
+    except SyntaxError as exc:
+        return None, {"message": f"{type(exc).__name__}: {exc.msg}", "line": exc.lineno or 1,
+                      "column": exc.offset or 1, "text": (exc.text or "").rstrip("\n")[:MAX_MESSAGE]}
+    except ValueError as exc:
+        return None, {"message": f"SyntaxError: {_safe_str(exc)}", "line": 1, "column": 1, "text": ""}
+    except (MemoryError, RecursionError) as exc:
+        return None, {"message": (f"SyntaxError: the code is too deeply nested or too large for "
+                                  f"Python's compiler ({type(exc).__name__})"),
+                      "line": 1, "column": 1, "text": ""}
+
+
+def _read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _load(path, name, code=None):
     import types
 
-    with open(path, encoding="utf-8") as f:
-        source = f.read()
+    if code is None:
+        code = compile(_read(path), os.path.basename(path), "exec")
     module = types.ModuleType(name)
     module.__file__ = path
     sys.modules[name] = module
-    code = compile(source, os.path.basename(path), "exec")
     exec(code, module.__dict__)
     return module
 
@@ -180,6 +206,17 @@ def main(argv):
 
     channel.send(event="ready", backend=kael.backend_name(), python=sys.version.split()[0])
 
+    # Compile the submission before anything else: a syntax error ends the run with its line,
+    # before any test (or the submission) runs.
+    submission_path = os.path.join(task_dir, job["submission"])
+    try:
+        code, error = compile_source(_read(submission_path), job["submission"])
+    except UnicodeDecodeError as exc:
+        code, error = None, {"message": f"SyntaxError: {_safe_str(exc)}", "line": 1, "column": 1, "text": ""}
+    if error is not None:
+        channel.send(event="syntax_error", **error)
+        os._exit(0)
+
     # The tests first (trusted code, loaded before the submission can change anything), then
     # the submission under its own module name, so that its tracebacks name the learner's file.
     tests = []
@@ -188,7 +225,7 @@ def main(argv):
         for name in group["names"]:
             tests.append((name, getattr(module, name)))
     try:
-        submission = _load(os.path.join(task_dir, job["submission"]), job["module"])
+        submission = _load(submission_path, job["module"], code)
     except BaseException as exc:
         channel.send(event="load_error", **_outcome(exc, task_dir))
         os._exit(0)

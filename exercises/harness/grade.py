@@ -1,11 +1,12 @@
 """``grade(exercise, code)``: run a submission in a child process and judge it in this one.
 
-1. Compile the code here; a syntax error is reported with its line and column, nothing runs.
-2. Write a task directory (child script, submission, test files, ``job.json``: never expected
-   values, never the reference) and let the runner start the child on it.
-3. Get the expected outcomes by running the same cases against the reference solution in a
+1. Write a task directory (child script, submission, test files, ``job.json``: never expected
+   values, never the reference) and let the runner start the child on it. The child compiles
+   the submission first (untrusted code is never compiled or parsed in this process): a syntax
+   error comes back as a frame with its line and column, and nothing runs.
+2. Get the expected outcomes by running the same cases against the reference solution in a
    separate child (cached in memory per exercise, tests, reference and environment).
-4. Read the child's frames (only those carrying this run's nonce), compare each case's outcome
+3. Read the child's frames (only those carrying this run's nonce), compare each case's outcome
    with the reference's here, and decide the verdict from the comparisons and from what happened
    to the process (deadline, signal, exit status, memory).
 """
@@ -31,7 +32,6 @@ from .report import (
     decide,
     syntax_report,
     test_entry,
-    check_syntax,
 )
 from .runner import Limits, LocalRunner
 
@@ -61,6 +61,7 @@ class ChildRun:
         self.ready = None
         self.loaded = False
         self.load_error = None
+        self.syntax_error = None
         self.cases = {}
         self.done = False
         self.protocol_errors = []
@@ -91,6 +92,9 @@ class ChildRun:
             self.protocol_errors.append(f"a {event!r} frame after the end")
         elif event == "ready" and self.ready is None:
             self.ready = frame
+        elif event == "syntax_error" and self.ready is not None and not self.loaded:
+            self.syntax_error = _syntax_error(frame)
+            self.done = True
         elif event == "loaded" and self.ready is not None and not self.loaded:
             self.loaded = True
         elif event == "load_error" and self.ready is not None and not self.loaded:
@@ -145,11 +149,25 @@ class ChildRun:
         return None
 
 
+def _syntax_error(frame) -> dict:
+    """The child's syntax-error frame as plain, bounded fields."""
+    def number(key):
+        v = frame.get(key)
+        return v if type(v) is int and 0 <= v < 10**9 else 0
+
+    def text(key):
+        v = frame.get(key)
+        return v[:2000] if type(v) is str else ""
+
+    return {"message": text("message") or "SyntaxError", "line": number("line"),
+            "column": number("column"), "text": text("text")}
+
+
 def run_child(exercise, code, cases, runner, limits, env):
     """Write the task directory, run the child on it, parse what it sent."""
-    task_dir = Path(tempfile.mkdtemp(prefix="kael-judge-"))
+    make_dir = getattr(runner, "make_task_dir", None)
+    task_dir = Path(make_dir()) if make_dir else Path(tempfile.mkdtemp(prefix="kael-judge-"))
     try:
-        os.chmod(task_dir, 0o755)
         shutil.copyfile(CHILD, task_dir / "child.py")
         (task_dir / exercise.solution_file).write_text(code, encoding="utf-8")
         groups = []
@@ -165,8 +183,11 @@ def run_child(exercise, code, cases, runner, limits, env):
             groups.append({"file": "hidden_test.py", "module": "hidden_test", "names": hidden})
         job = {"submission": exercise.solution_file, "module": exercise.module_name, "tests": groups}
         (task_dir / "job.json").write_text(json.dumps(job), encoding="utf-8")
-        for p in task_dir.iterdir():
-            os.chmod(p, 0o644)
+        # A runner that starts the child as another user says who may read the folder
+        # (the sandbox: its slot only); the local runner's child is this user.
+        seal = getattr(runner, "seal_task_dir", None)
+        if seal is not None:
+            seal(task_dir)
         nonce = secrets.token_hex(16)
         try:
             result = runner.run(task_dir, ["child.py", "job.json"], limits, stdin=(nonce + "\n").encode(), env=env)
@@ -248,9 +269,6 @@ def grade(exercise, code: str, runner=None, public_only: bool = False, *, limits
     exercise = catalog.find(exercise, root)
     runner = runner or LocalRunner()
     env = _env(env)
-    syntax = check_syntax(code, exercise.solution_file)
-    if syntax is not None:
-        return syntax_report(exercise.id, syntax, public_only=public_only)
     cases = exercise.cases(public_only)
     limits = limits or exercise.limits()
 
@@ -259,6 +277,8 @@ def grade(exercise, code: str, runner=None, public_only: bool = False, *, limits
         run = run_child(exercise, code, cases, runner, limits, env)
         expected = expected_future.result()
 
+    if run.syntax_error is not None:
+        return syntax_report(exercise.id, run.syntax_error, public_only=public_only)
     if run.ready is None and not run.timed_out and not run.out_of_memory:
         raise HarnessError(
             f"the judge's child process did not start (exit {run.result.exit_code}, "

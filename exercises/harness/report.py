@@ -20,6 +20,8 @@
 
 from __future__ import annotations
 
+from .child import compile_source
+
 __all__ = [
     "ACCEPTED", "WRONG_ANSWER", "RUNTIME_ERROR", "TIME_LIMIT", "MEMORY_LIMIT", "SYNTAX_ERROR",
     "VERDICTS", "SCHEMA", "check_syntax", "make_report", "syntax_report", "decide", "format_text",
@@ -38,19 +40,9 @@ STATUSES = ("passed", "failed", "error")
 
 def check_syntax(code: str, filename: str = "solution.py"):
     """``None`` when ``code`` compiles; else ``{"message", "line", "column", "text"}``
-    (line and column count from 1)."""
-    try:
-        compile(code, filename, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return {
-            "message": f"{type(exc).__name__}: {exc.msg}",
-            "line": exc.lineno or 0,
-            "column": exc.offset or 0,
-            "text": (exc.text or "").rstrip("\n"),
-        }
-    except ValueError as exc:  # e.g. source code string cannot contain null bytes
-        return {"message": f"SyntaxError: {exc}", "line": 1, "column": 1, "text": ""}
-    return None
+    (line and column count from 1). Only for code this process may compile (the browser's own
+    in-process runs); graded submissions are compiled inside their child process."""
+    return compile_source(code, filename)[1]
 
 
 def summarize(tests: list) -> dict:

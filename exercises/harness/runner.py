@@ -134,7 +134,7 @@ class LocalRunner:
 
 
 def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=None,
-                output_cap=None, on_start=None, decode=None) -> RunResult:
+                output_cap=None, on_start=None, decode=None, pass_fds=()) -> RunResult:
     """Run ``command`` in its own session within ``limits.time_s`` (wall clock) and an output
     cap per stream; the whole process group is killed at the deadline, on an output flood and
     at the end. Shared by every runner: ``LocalRunner`` here and the server's sandbox.
@@ -143,7 +143,7 @@ def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=No
     cancellation); ``decode(returncode) -> (exit_code, signal)`` lets a wrapper such as
     bubblewrap report its child's death. A SIGKILL the runner sent for an output flood is
     reported as ``output_truncated`` with no signal, so that it is not taken for the memory
-    killer."""
+    killer. ``pass_fds``: descriptors the process inherits (e.g. a wrapper's own input)."""
     cap = limits.output_bytes if output_cap is None else min(limits.output_bytes, output_cap)
     start = time.monotonic()
     proc = subprocess.Popen(
@@ -156,6 +156,7 @@ def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=No
         start_new_session=True,
         preexec_fn=preexec_fn,
         close_fds=True,
+        pass_fds=tuple(pass_fds),
     )
     if on_start is not None:
         on_start(proc)
