@@ -1,0 +1,134 @@
+"""Hidden tests of multi_output: seeded random shapes, dims, split sizes and dtypes, with a
+random subset of the outputs used in each loss (so your backward sees every pattern of None),
+compared with kael's own slicing, mean and var."""
+
+import random
+
+import kael
+
+DTYPES = (kael.float32, kael.float64)
+
+
+def _sizes(rng, n):
+    sizes = []
+    while n > 0:
+        s = rng.randint(1, n)
+        sizes.append(s)
+        n -= s
+    return tuple(sizes)
+
+
+def _piece(t, dim, start, size):
+    return t[(slice(None),) * (dim % t.ndim) + (slice(start, start + size),)]
+
+
+def _weights(outs, used, seed):
+    kael.manual_seed(seed)
+    return [kael.randn(*o.shape, dtype=o.dtype) if u else None for o, u in zip(outs, used)]
+
+
+def _loss(outs, weights):
+    terms = [(o * w).sum() for o, w in zip(outs, weights) if w is not None]
+    total = terms[0]
+    for t in terms[1:]:
+        total = total + t
+    return total
+
+
+def test_split_random_subsets(m):
+    """12 random splits (ranks 1 to 3, any dim, 1 to 4 pieces), a random non-empty subset of pieces used"""
+    rng = random.Random(2101)
+    out = []
+    for i in range(12):
+        shape = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 3)))
+        dim = rng.randrange(-len(shape), len(shape))
+        sizes = _sizes(rng, shape[dim])
+        used = [rng.random() < 0.5 for _ in sizes]
+        used[rng.randrange(len(sizes))] = True
+        kael.manual_seed(i)
+        x = kael.randn(*shape, dtype=rng.choice(DTYPES))
+        a, b = x.detach().requires_grad_(), x.detach().requires_grad_()
+        pieces = m.split(a, sizes, dim)
+        starts = [sum(sizes[:k]) for k in range(len(sizes))]
+        ref = [_piece(b, dim, s, n) for s, n in zip(starts, sizes)]
+        weights = _weights(pieces, used, 100 + i)
+        _loss(pieces, weights).backward()
+        _loss(ref, weights).backward()
+        out.append([[p.tolist() for p in pieces], a.grad.tolist(), a.grad.dtype.name,
+                    bool((a.grad - b.grad).abs().max() < 1e-6)])
+    return out
+
+
+def test_split_backward_patterns(m):
+    """Split.backward called directly with every pattern of None for 3 pieces of a float64 [2, 5]"""
+    x = kael.arange(10.0, dtype=kael.float64).reshape(2, 5)
+    out = []
+    for mask in range(8):
+        ctx = m.Ctx()
+        pieces = m.Split.forward(ctx, x, (2, 1, 2), 1)
+        grads = [p + 1.0 if mask >> k & 1 else None for k, p in enumerate(pieces)]
+        g = m.Split.backward(ctx, *grads)
+        out.append(None if g is None else [g.tolist(), g.dtype.name])
+    return out
+
+
+def test_mean_var_random_subsets(m):
+    """12 random mean_var calls (ranks 1 to 3, any dim), loss uses mean, var or both"""
+    rng = random.Random(2102)
+    out = []
+    for i in range(12):
+        shape = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 3)))
+        dim = rng.randrange(-len(shape), len(shape))
+        used = rng.choice(([True, False], [False, True], [True, True]))
+        kael.manual_seed(20 + i)
+        x = kael.randn(*shape, dtype=rng.choice(DTYPES)) * 2
+        a, b = x.detach().requires_grad_(), x.detach().requires_grad_()
+        mine = m.mean_var(a, dim)
+        ref = (b.mean(dim), b.var(dim, unbiased=False))
+        weights = _weights(mine, used, 200 + i)
+        _loss(mine, weights).backward()
+        _loss(ref, weights).backward()
+        out.append([[t.tolist() for t in mine], a.grad.tolist(), a.grad.dtype.name,
+                    bool((a.grad - b.grad).abs().max() < 1e-5)])
+    return out
+
+
+def test_mean_var_backward_patterns(m):
+    """MeanVar.backward called directly with (g, None), (None, g), (g, g) and (None, None)"""
+    x = kael.tensor([[1.0, 4.0, 7.0, 0.0], [2.0, 2.0, 3.0, 5.0]], dtype=kael.float64)
+    gm = kael.tensor([1.0, -2.0], dtype=kael.float64)
+    gv = kael.tensor([0.5, 3.0], dtype=kael.float64)
+    out = []
+    for pair in ((gm, None), (None, gv), (gm, gv), (None, None)):
+        ctx = m.Ctx()
+        m.MeanVar.forward(ctx, x, 1)
+        g = m.MeanVar.backward(ctx, *pair)
+        out.append(None if g is None else [g.tolist(), list(g.shape)])
+    return out
+
+
+def test_both_outputs_then_one(m):
+    """mean and var both used: the two nodes' contributions add up at x (equal to kael's mean + var)"""
+    kael.manual_seed(3)
+    x = kael.randn(3, 5, requires_grad=True)
+    mean, var = m.mean_var(x, 0)
+    (mean.sum() * 2 + (var * var).sum()).backward()
+    return x.grad.tolist()
+
+
+def test_gradcheck_through_split(m):
+    """gradcheck (float64) of sum(piece_0 ** 2) + sum(piece_2 * 3): pieces 1 and 3 unused"""
+    kael.manual_seed(4)
+    x = kael.randn(7, dtype=kael.float64, requires_grad=True)
+
+    def f(t):
+        p = m.split(t, (2, 1, 3, 1), 0)
+        return (p[0] ** 2).sum() + (p[2] * 3).sum()
+
+    return kael.autograd.gradcheck(f, (x,), raise_exception=False)
+
+
+def test_split_of_a_tensor_without_grad(m):
+    """split of a tensor that does not require grad: plain pieces, no grad_fn"""
+    pieces = m.split(kael.arange(5.0), (2, 3))
+    return [[p.tolist() for p in pieces], [p.grad_fn is None for p in pieces]]
