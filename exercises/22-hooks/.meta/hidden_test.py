@@ -1,0 +1,149 @@
+"""Hidden tests of hooks: seeded random graphs (shapes, depths, shared tensors), hooks that must
+be gone afterwards, clipping above and below the limit, and the freeing of saved tensors."""
+
+import random
+
+import kael
+
+OPS = ("tanh", "sigmoid", "exp_small", "square", "scale")
+
+
+def _apply(op, t):
+    if op == "tanh":
+        return t.tanh()
+    if op == "sigmoid":
+        return t.sigmoid()
+    if op == "exp_small":
+        return (t * 0.1).exp()
+    if op == "square":
+        return t * t
+    return t * 1.5
+
+
+def _graph(seed):
+    """a random chain of ops with a shared branch; returns (x, intermediates, loss)"""
+    rng = random.Random(seed)
+    kael.manual_seed(seed)
+    x = kael.randn(rng.randint(1, 3), rng.randint(1, 4), requires_grad=True)
+    hs = []
+    h = x
+    for _ in range(rng.randint(2, 5)):
+        h = _apply(rng.choice(OPS), h)
+        hs.append(h)
+    shared = hs[rng.randrange(len(hs))]
+    loss = (h * shared).sum() + shared.sum()
+    return x, hs, loss
+
+
+def test_record_gradients_random_graphs(m):
+    """8 random graphs: recorded gradients of x and every intermediate equal kael.autograd.grad's"""
+    out = []
+    for seed in range(8):
+        x, hs, loss = _graph(100 + seed)
+        x2, hs2, loss2 = _graph(100 + seed)
+        expected = kael.autograd.grad(loss2, [x2] + hs2)
+        named = {"x": x, **{f"h{i}": h for i, h in enumerate(hs)}}
+        seen = m.record_gradients(named, loss)
+        same = all(
+            name in seen and bool((kael.tensor(seen[name]) - e).abs().max() < 1e-5)
+            for name, e in zip(named, expected)
+        )
+        out.append([same, sorted(seen), bool((x.grad - expected[0]).abs().max() < 1e-5)])
+    return out
+
+
+def test_record_gradients_removes_its_hooks(m):
+    """record_gradients twice on two losses of the same leaf: the first result is not touched again"""
+    w = kael.tensor([1.0, -2.0], requires_grad=True)
+    first = m.record_gradients({"w": w}, (w * 3).sum())
+    snapshot = {k: list(v) for k, v in first.items()}
+    second = m.record_gradients({"w": w}, (w * w).sum())
+    (w * 5).sum().backward()
+    return [first == snapshot, first, second, w.grad.tolist()]
+
+
+def test_record_gradients_of_a_tensor_used_twice(m):
+    """h used in two places: its hook sees the summed gradient once"""
+    x = kael.tensor([2.0], requires_grad=True)
+    h = x.exp()
+    seen = m.record_gradients({"h": h}, (h * 2 + h * h).sum())
+    return seen
+
+
+def test_clip_gradient_random(m):
+    """clip_gradient on 10 random intermediates, limits above and below the gradient's norm"""
+    rng = random.Random(2201)
+    out = []
+    for i in range(10):
+        kael.manual_seed(i)
+        n = rng.randint(1, 6)
+        x = kael.randn(n, requires_grad=True)
+        h = x * 2
+        up = kael.randn(n) * rng.choice((0.1, 1.0, 10.0))
+        limit = rng.choice((0.5, 1.0, 5.0))
+        m.clip_gradient(h, limit)
+        (h * up).sum().backward()
+        out.append(x.grad.tolist())
+    return out
+
+
+def test_clip_gradient_on_a_leaf_and_remove(m):
+    """clip_gradient on a leaf clips its .grad; after handle.remove() the next backward is not clipped"""
+    w = kael.tensor([3.0, 4.0], requires_grad=True)
+    handle = m.clip_gradient(w, 1.0)
+    (w * w).sum().backward()
+    clipped = w.grad.tolist()
+    handle.remove()
+    w.grad = None
+    (w * w).sum().backward()
+    return [clipped, w.grad.tolist()]
+
+
+def test_execution_order_random_graphs(m):
+    """execution_order on 8 random graphs: every reachable node once, in the engine's order"""
+    out = []
+    for seed in range(8):
+        _, _, loss = _graph(200 + seed)
+        out.append(m.execution_order(loss))
+    return out
+
+
+def test_execution_order_removes_its_hooks(m):
+    """execution_order on two losses sharing a leaf: the first list does not grow afterwards"""
+    x = kael.tensor([1.0], requires_grad=True)
+    first = m.execution_order((x * 2).exp().sum())
+    length = len(first)
+    second = m.execution_order((x * x).sum())
+    return [len(first) == length, first, second]
+
+
+def test_execution_order_of_a_ladder(m):
+    """execution_order on a ladder of 4 diamonds (sin + cos of the previous rung)"""
+    x = kael.tensor([0.3], requires_grad=True)
+    y = x
+    for _ in range(4):
+        y = y.sin() + y.cos()
+    return m.execution_order(y.sum())
+
+
+def test_backward_twice_random(m):
+    """backward_twice on 5 random x: doubled gradients and a released graph"""
+    out = []
+    for i in range(5):
+        kael.manual_seed(300 + i)
+        x = kael.randn(i + 1, requires_grad=True)
+        out.append(m.backward_twice(x))
+    return out
+
+
+def test_hidden_gradient_random(m):
+    """hidden_gradient on 6 random x [a, b], w [b, c]"""
+    rng = random.Random(2202)
+    out = []
+    for i in range(6):
+        kael.manual_seed(400 + i)
+        a, b, c = rng.randint(1, 3), rng.randint(1, 3), rng.randint(1, 3)
+        x = kael.randn(a, b, requires_grad=True)
+        w = kael.randn(b, c, requires_grad=True)
+        out.append(m.hidden_gradient(x, w))
+    return out
