@@ -1,18 +1,26 @@
-"""The sandboxed runner: the harness's ``Runner`` protocol on bubblewrap + setpriv + prlimit.
+"""The sandboxed runner: the harness's ``Runner`` protocol on bubblewrap + seccomp + cgroups.
 
-One ``SandboxRunner`` per grading slot, each with its own unprivileged uid (RLIMIT_NPROC counts
-every process of a uid machine-wide). The child sees, read-only: ``/usr``, the interpreter's
-prefix, kael's source at ``/opt/kael/kael`` and the task directory at ``/task``; a small private
-``/tmp``; its own network (no interface up), pid, ipc and uts namespaces; no environment but
-what we set. Python starts with ``-I -S -B``: no site-packages, so only the standard library
-and kael are importable (kael on its pure-Python backend, as in the browser).
+One ``SandboxRunner`` per grading slot, each with its own unprivileged uid. A run is started as
 
-``self_test`` proves all of that by running a probe inside, before the server grades anything.
+    unshare --mount -- sh -c WRAPPER        (root, in a mount namespace of its own)
+      joins the run's cgroup (memory and process count of the whole run, see cgroup.py),
+      mounts a tmpfs with size= and nr_inodes= for the run's /tmp,
+      exec prlimit ... -- bwrap --args 3    (bwrap's arguments come on fd 3: /proc/1/cmdline
+                                             inside shows nothing of the host)
+        new pid, net, ipc, uts, cgroup namespaces; a root made only of rootfs.py's in-memory
+        copy of the interpreter, its standard library and libraries, and kael; the task folder
+        read-only; /proc with the machine-wide counters masked; a seccomp filter (seccomp.py)
+        exec setpriv (slot uid, no capabilities, no_new_privs) -- python -I -S -B ...
+
+Python starts with ``-I -S -B``: only the standard library and kael are importable, and nothing
+else of the host exists inside. ``self_test`` proves the main properties before the server
+grades anything.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import signal
@@ -21,19 +29,24 @@ import subprocess
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from server.grading import rootfs, seccomp
+from server.grading.cgroup import CgroupManager
 from server.grading.harness import Limits, RunResult, kill_group, run_process
+
+log = logging.getLogger("kael.server")
 
 KAEL_MOUNT = "/opt/kael"
 TASK_MOUNT = "/task"
 NOFILE = 64
-# RLIMIT_NPROC per slot uid: the submission, the reference solution's run (the harness runs it
-# beside the first submission of an exercise) and two spare. Kept small because, without
-# cgroups, a fork bomb's processes compete for the CPU with the other slots' runs.
+# Processes per run (RLIMIT_NPROC of the slot uid, and the cgroup's pids.max): the program and
+# a few it may start. The reference solution runs as another run of the same slot.
 DEFAULT_PROCESSES = 4
+# The run's /tmp: at most this many files and folders (each is kernel memory).
+TMP_INODES = 4096
 BASE_ENV = {
     "PATH": "/usr/bin",
     "LANG": "C.UTF-8",
@@ -49,94 +62,114 @@ _DEATH_SIGNALS = {int(s) for s in (signal.SIGKILL, signal.SIGXCPU, signal.SIGXFS
                                    signal.SIGABRT, signal.SIGBUS, signal.SIGFPE, signal.SIGILL,
                                    signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE,
                                    signal.SIGSYS, signal.SIGTRAP)}
+WRAPPER_FAILED = 125
+# Runs as root in the run's own mount namespace, before bwrap: join the cgroups, mount /tmp.
+WRAPPER = (
+    'for f in $KAEL_CGROUPS; do echo $$ > "$f" || exit 125; done; '
+    'mount -t tmpfs -o "size=$KAEL_TMP_SIZE,nr_inodes=$KAEL_TMP_INODES,mode=1777,nosuid,nodev" '
+    'kael-tmp "$KAEL_TMP_DIR" || exit 125; exec "$@"'
+)
 
 
 class SandboxError(RuntimeError):
     """The sandbox cannot be set up or did not pass its self-test."""
 
 
-def _interpreter() -> tuple[str, list[str]]:
-    """The real interpreter binary (not the venv's symlink) and the prefixes it needs."""
-    python = os.path.realpath(sys.executable)
-    prefixes = []
-    for p in (sys.base_prefix, sys.base_exec_prefix):
-        p = os.path.realpath(p)
-        if p not in prefixes and not p.startswith("/usr/") and p != "/usr":
-            prefixes.append(p)
-    if not python.startswith("/usr/") and not any(python.startswith(p + "/") for p in prefixes):
-        prefixes.append(os.path.dirname(python))
-    return python, prefixes
-
-
-def _parents(path: str) -> list[str]:
-    """``/a/b/c`` -> ``['/a', '/a/b']``: directories bwrap must create world-readable."""
-    parts = Path(path).parts[1:-1]
-    return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
-
-
 @dataclass
 class SandboxRunner:
-    """Runs ``python -I -S -B /task/<argv[0]> --sys-path /opt/kael <argv[1:]>`` in the sandbox."""
+    """Runs ``python -I -S -B /task/<argv[0]> --sys-path /opt/kael <argv[1:]>`` in the sandbox.
+
+    ``root``: the shared in-memory root (``rootfs.ensure_root()``); ``private``: this server's
+    private folder (``rootfs.stage_private()``), holding kael's copy and the task folders;
+    ``cgroups``: a ``CgroupManager``, or None where the host has no usable cgroups."""
 
     uid: int
-    kael_dir: Path
+    root: Path
+    private: Path
+    cgroups: CgroupManager | None = None
     output_cap: int = 1024 * 1024
-    bwrap: str = "bwrap"
-    prlimit: str = "prlimit"
-    setpriv: str = "setpriv"
+    tools: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        self.kael_dir = Path(self.kael_dir).resolve()
-        self.python, self.prefixes = _interpreter()
-        for tool in ("bwrap", "prlimit", "setpriv"):
-            path = shutil.which(getattr(self, tool))
+        for tool in ("bwrap", "prlimit", "unshare", "mount", "sh"):
+            path = shutil.which(tool)
             if path is None:
                 raise SandboxError(f"{tool} is not installed (Debian: bubblewrap, util-linux)")
-            setattr(self, tool, path)
+            self.tools[tool] = path
         self._running: set[subprocess.Popen] = set()  # the harness may run two at once
         self._lock = threading.Lock()
 
-    def command(self, task_dir: Path, argv: list[str], limits: Limits,
-                env: Mapping[str, str] | None = None) -> list[str]:
+    # -- task folders: private to this slot's uid ------------------------------------------------
+
+    def make_task_dir(self) -> Path:
+        return Path(tempfile.mkdtemp(prefix=f"slot{self.uid}-", dir=self.private / "tasks"))
+
+    def seal_task_dir(self, task_dir: Path) -> None:
+        """Readable by this slot's gid only (root owns it): no other user of the host, and no
+        other slot, can read a task folder, hidden tests included."""
+        for p in [task_dir, *task_dir.iterdir()]:
+            os.chown(p, 0, self.uid)
+            os.chmod(p, 0o750 if p.is_dir() else 0o640)
+
+    # -- the command -----------------------------------------------------------------------------
+
+    def bwrap_args(self, task_dir: Path, argv: list[str], env: Mapping[str, str] | None,
+                   filter_fd: int) -> list[str]:
+        root = self.root
+        args = [
+            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup",
+            "--die-with-parent", "--new-session",
+            "--ro-bind", str(root / "usr"), "/usr", "--ro-bind", str(root / "lib64"), "/lib64",
+            "--symlink", "usr/lib", "/lib", "--symlink", "usr/bin", "/bin",
+            "--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", KAEL_MOUNT,
+            "--ro-bind", str(self.private / "kael"), f"{KAEL_MOUNT}/kael",
+            "--ro-bind", str(task_dir), TASK_MOUNT,
+            "--bind", str(root / "tmp"), "/tmp",
+            "--proc", "/proc", "--dev", "/dev",
+        ]
+        fake = root / "fake-proc"
+        for target, source in rootfs.PROC_MASKS.items():
+            if os.path.exists(target):
+                args += ["--ro-bind", str(fake / source), target]
+        for target in rootfs.PROC_DIR_MASKS:
+            if os.path.isdir(target):
+                args += ["--ro-bind", str(fake / "empty-dir"), target]
+        args += ["--chdir", "/tmp", "--clearenv"]
+        for key, value in {**BASE_ENV, **(env or {})}.items():
+            args += ["--setenv", key, value]
+        args += ["--seccomp", str(filter_fd), "--",
+                 "/usr/bin/setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
+                 "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--",
+                 "/usr/bin/python3", "-I", "-S", "-B", f"{TASK_MOUNT}/{argv[0]}",
+                 "--sys-path", KAEL_MOUNT, *argv[1:]]
+        return args
+
+    def command(self, limits: Limits, args_fd: int, program: list[str]) -> list[str]:
+        """The host command: wrapper, limits, bwrap reading its options from ``args_fd``, then
+        the ``program`` to run inside (bwrap takes only options from there). What pid 1
+        inside shows as its command line is just this: no host path."""
         memory = limits.memory_mb * 1024 * 1024
         cpu = limits.cpu_seconds
         processes = limits.processes or DEFAULT_PROCESSES
-        tmp_size = max(4 * limits.file_bytes, 8 * 1024 * 1024)
-        cmd = [
-            self.prlimit, f"--cpu={cpu}:{cpu + 1}", f"--as={memory}", f"--nproc={processes}",
+        return [
+            self.tools["unshare"], "--mount", "--propagation", "private", "--",
+            self.tools["sh"], "-c", WRAPPER, "kael-sandbox",
+            self.tools["prlimit"], f"--cpu={cpu}:{cpu + 1}", f"--as={memory}", f"--nproc={processes}",
             f"--fsize={limits.file_bytes}", f"--nofile={NOFILE}", "--core=0", "--",
-            self.bwrap, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-            "--unshare-cgroup-try", "--die-with-parent", "--new-session",
-            "--ro-bind", "/usr", "/usr",
-            "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-            "--symlink", "usr/bin", "/bin",
+            self.tools["bwrap"], "--args", str(args_fd), *program,
         ]
-        made = {"/usr"}
-        for target, source in [(p, p) for p in self.prefixes] + [
-            (f"{KAEL_MOUNT}/kael", str(self.kael_dir)), (TASK_MOUNT, str(Path(task_dir).resolve()))
-        ]:
-            for parent in _parents(target):
-                if parent not in made:
-                    cmd += ["--perms", "0755", "--dir", parent]
-                    made.add(parent)
-            cmd += ["--ro-bind", source, target]
-            made.add(target)
-        cmd += [
-            "--size", str(tmp_size), "--perms", "1777", "--tmpfs", "/tmp",
-            "--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp", "--clearenv",
-        ]
-        for key, value in {**BASE_ENV, **(env or {})}.items():
-            cmd += ["--setenv", key, value]
-        cmd += [
-            self.setpriv, f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
-            "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--",
-            self.python, "-I", "-S", "-B", f"{TASK_MOUNT}/{argv[0]}", "--sys-path", KAEL_MOUNT,
-            *argv[1:],
-        ]
-        return cmd
 
     def run(self, task_dir, argv, limits, *, stdin=b"", env=None) -> RunResult:
-        cmd = self.command(Path(task_dir), list(argv), limits, env)
+        processes = limits.processes or DEFAULT_PROCESSES
+        tmp_size = max(4 * limits.file_bytes, 8 * 1024 * 1024)
+        group = (self.cgroups.create(memory_bytes=limits.memory_mb * 1024 * 1024 + tmp_size,
+                                     processes=processes) if self.cgroups else None)
+        wrapper_env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+                       "KAEL_CGROUPS": " ".join(group.procs_files) if group else "",
+                       "KAEL_TMP_SIZE": str(tmp_size), "KAEL_TMP_INODES": str(TMP_INODES),
+                       "KAEL_TMP_DIR": str(self.root / "tmp")}
+        args_r, args_w = os.pipe()
+        filter_r, filter_w = os.pipe()
         started = []
 
         def register(proc):
@@ -145,13 +178,32 @@ class SandboxRunner:
                 self._running.add(proc)
 
         try:
-            return run_process(
-                cmd, limits, stdin=stdin, cwd="/", env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            args = self.bwrap_args(Path(task_dir), list(argv), env, filter_r)
+            split = args.index("--")
+            _feed(args_w, b"".join(a.encode() + b"\0" for a in args[:split]))
+            _feed(filter_w, seccomp.program())
+            result = run_process(
+                self.command(limits, args_r, args[split:]), limits, stdin=stdin, cwd="/", env=wrapper_env,
                 output_cap=self.output_cap, on_start=register, decode=_decode,
+                pass_fds=(args_r, filter_r),
             )
         finally:
+            for fd in (args_r, filter_r):
+                os.close(fd)
             with self._lock:
                 self._running.difference_update(started)
+            if group is not None:
+                oom = group.oom_killed()
+                group.remove()
+        if group is not None and oom:
+            result.memory_killed = True
+        if result.exit_code == WRAPPER_FAILED:
+            raise SandboxError("the sandbox could not be set up: "
+                               + result.stderr.decode(errors="replace")[-500:])
+        if result.signal == signal.SIGSYS:
+            log.warning("sandbox uid %d: the system-call filter killed the program (SIGSYS): it "
+                        "used a call the judge forbids (%s)", self.uid, ", ".join(seccomp.KILLED[:6]) + ", ...")
+        return result
 
     def cancel(self) -> None:
         """Kill the runs in progress, if any (used at shutdown)."""
@@ -159,6 +211,16 @@ class SandboxRunner:
             running = list(self._running)
         for proc in running:
             kill_group(proc)
+
+
+def _feed(fd: int, data: bytes) -> None:
+    """Write all of ``data`` into a pipe and close it (both fit in a pipe's buffer)."""
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
 
 def _decode(returncode: int) -> tuple[int | None, int | None]:
@@ -198,6 +260,12 @@ try:
     report["kael"] = kael.__file__
 except Exception as exc:
     report["kael"] = "import failed: " + repr(exc)
+with open("/proc/self/status") as f:
+    report["seccomp"] = [l.split()[1] for l in f if l.startswith("Seccomp:")]
+with open("/proc/meminfo") as f:
+    report["meminfo"] = f.readline().split()[1]
+report["importable"] = sorted(n for n in ("pip", "numpy", "fastapi", "pytest", "setuptools")
+                              if __import__("importlib.util").util.find_spec(n) is not None)
 print(json.dumps(report))
 '''
 
@@ -210,15 +278,16 @@ def self_test(runner: SandboxRunner, must_hide: list[str]) -> dict:
     listener.listen(1)
     port = listener.getsockname()[1]
     try:
-        with tempfile.TemporaryDirectory(prefix="kael-selftest-") as task:
-            os.chmod(task, 0o755)
-            Path(task, "probe.py").write_text(PROBE)
-            os.chmod(Path(task, "probe.py"), 0o644)
-            args = {"port": port, "hidden": must_hide}
-            result = runner.run(Path(task), ["probe.py"], Limits(time_s=15, memory_mb=256),
-                                stdin=(json.dumps(args) + "\n").encode())
+        task = runner.make_task_dir()
+        Path(task, "probe.py").write_text(PROBE)
+        runner.seal_task_dir(task)
+        args = {"port": port, "hidden": must_hide}
+        result = runner.run(task, ["probe.py"], Limits(time_s=15, memory_mb=256),
+                            stdin=(json.dumps(args) + "\n").encode())
     finally:
         listener.close()
+        if "task" in locals():
+            shutil.rmtree(task, ignore_errors=True)
     where = f"sandbox self-test (uid {runner.uid})"
     if result.exit_code != 0:
         raise SandboxError(f"{where}: the probe exited with {result.exit_code}, signal "
@@ -242,6 +311,12 @@ def self_test(runner: SandboxRunner, must_hide: list[str]) -> dict:
     extra = sorted(set(report["env"]) - set(BASE_ENV) - {"PWD", "LC_CTYPE"})
     if extra:
         problems.append("inherits environment variables " + ", ".join(extra))
+    if report.get("seccomp") != ["2"]:
+        problems.append(f"no seccomp filter (Seccomp: {report.get('seccomp')})")
+    if report.get("meminfo") != rootfs.FAKE_PROC["meminfo"].split()[1]:
+        problems.append("/proc/meminfo shows the host's memory")
+    if report.get("importable"):
+        problems.append("can import " + ", ".join(report["importable"]))
     if not str(report.get("kael", "")).startswith(KAEL_MOUNT):
         problems.append(f"kael: {report.get('kael')}")
     if problems:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import compileall
 import logging
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -13,6 +13,8 @@ from server.core.config import REPO, Settings
 from server.grading.harness import LocalRunner
 from server.grading.pool import GradingPool
 from server.grading.report import grade_submission
+from server.grading import rootfs
+from server.grading.cgroup import CgroupManager
 from server.grading.sandbox import SandboxError, SandboxRunner, self_test
 
 log = logging.getLogger("kael.server")
@@ -42,63 +44,113 @@ def _banner(lines: list[str]) -> str:
     return "\n".join(["", "!" * width, *[f"! {line.ljust(width - 4)} !" for line in lines], "!" * width])
 
 
+@lru_cache(maxsize=16)
 def make_runner_factory(settings: Settings):
+    """``slot -> runner``. For the sandbox, builds (or reuses) the in-memory root, stages this
+    process's copy of kael (removing what a killed server left behind) and sets up cgroups."""
     if not settings.sandbox:
         return lambda slot: LocalRunner()
-    return lambda slot: SandboxRunner(uid=settings.sandbox_uid_base + slot,
-                                      kael_dir=settings.kael_dir,
-                                      output_cap=settings.output_limit_bytes)
+    try:
+        root = rootfs.ensure_root()
+        private = rootfs.stage_private(settings.kael_dir)
+    except (OSError, rootfs.RootfsError) as exc:
+        raise SandboxError(f"the sandbox's root file system could not be built: {exc}") from exc
+    cgroups = CgroupManager.detect()
+    if cgroups is None:
+        log.warning("no usable cgroups: each sandboxed run is bounded per process only "
+                    "(RLIMIT_AS, RLIMIT_NPROC), not in total")
+
+    def make(slot: int) -> SandboxRunner:
+        return SandboxRunner(uid=settings.sandbox_uid_base + slot, root=root, private=private,
+                             cgroups=cgroups, output_cap=settings.output_limit_bytes)
+
+    make.private = private  # removed by Grading.stop
+    make.cgroups = cgroups
+    return make
 
 
-def check_sandbox(settings: Settings) -> str:
+def check_sandbox(settings: Settings, factory=None) -> str:
     """Run the self-test in every slot's sandbox; raises ``SandboxError``."""
     must_hide = [str(REPO), str(settings.data_dir), str(settings.exercises_dir), "/etc/shadow",
-                 "/etc/passwd", "/home", "/var"]
-    factory = make_runner_factory(settings)
+                 "/etc/passwd", "/home", "/var", "/root", "/work"]
+    factory = factory or make_runner_factory(settings)
     seconds = []
     for slot in range(settings.grading_workers):
         report = self_test(factory(slot), must_hide)
         seconds.append(report["duration_s"])
-    return (f"bubblewrap sandbox, uids {settings.sandbox_uid_base}-"
+    bounds = factory.cgroups.describe() if factory.cgroups else "no cgroups: per-process limits only"
+    return (f"bubblewrap sandbox with seccomp, {bounds}, uids {settings.sandbox_uid_base}-"
             f"{settings.sandbox_uid_base + settings.grading_workers - 1}, self-test passed "
             f"({max(seconds) * 1000:.0f} ms)")
 
 
-def start_grading(settings: Settings, sessions: sessionmaker[Session]) -> Grading:
+def check_grading(settings: Settings) -> tuple[str, str] | None:
+    """Compile kael and check the sandbox: ``(mode, detail)``, or None (logged loudly) when
+    the sandbox does not work here."""
     # The sandbox sees kael read-only: compile it once here, or every run compiles it again.
     compileall.compile_dir(str(settings.kael_dir), quiet=2)
-    if settings.sandbox:
-        try:
-            detail = check_sandbox(settings)
-        except (SandboxError, OSError) as exc:
-            log.error(_banner([
-                "GRADING IS DISABLED: the sandbox does not work on this machine.",
-                str(exc)[:300],
-                "Submissions are refused (503) until it does. For development only, start",
-                "the server with KAEL_SANDBOX=off to grade without a sandbox.",
-            ]))
-            return Grading(mode="unavailable", detail="the sandbox self-test failed (see the server's log)")
-        mode = "sandbox"
-        log.info("grading: %s", detail)
-    else:
-        mode = "unsandboxed"
-        detail = "KAEL_SANDBOX=off: submitted code runs WITHOUT a sandbox (development only)"
+    if not settings.sandbox:
         log.warning(_banner([
             "KAEL_SANDBOX=off: SUBMITTED CODE RUNS WITHOUT A SANDBOX.",
             "It can read and write what this server's user can. Development only:",
             "never expose this server to anyone you do not trust.",
         ]))
-    grade = partial(_grade, root=settings.exercises_dir)
+        return "unsandboxed", "KAEL_SANDBOX=off: submitted code runs WITHOUT a sandbox (development only)"
+    try:
+        detail = check_sandbox(settings)
+    except (SandboxError, OSError) as exc:
+        log.error(_banner([
+            "GRADING IS DISABLED: the sandbox does not work on this machine.",
+            str(exc)[:300],
+            "Submissions are refused (503) until it does. For development only, start",
+            "the server with KAEL_SANDBOX=off to grade without a sandbox.",
+        ]))
+        return None
+    log.info("grading: %s", detail)
+    return "sandbox", detail
+
+
+def make_grade(settings: Settings):
+    """The grading function the pool and the queue workers call: (exercise id, code, runner)."""
+    return partial(_grade, root=settings.exercises_dir)
+
+
+def start_grading(settings: Settings, sessions: sessionmaker[Session]) -> Grading:
+    if settings.grading_workers == 0:
+        return _without_grading_here(settings, sessions)
+    checked = check_grading(settings)
+    if checked is None:
+        return Grading(mode="unavailable", detail="the sandbox self-test failed (see the server's log)")
+    mode, detail = checked
+    if settings.scaled:
+        from server.scaled.backend import start_task_queue
+
+        return Grading(mode=mode, detail=detail + "; jobs through the task queue",
+                       pool=start_task_queue(settings, sessions, grade_here=True))
     pool = GradingPool(workers=settings.grading_workers, queue_size=settings.queue_size,
-                       sessions=sessions, make_runner=make_runner_factory(settings), grade=grade,
-                       max_attempts=settings.max_attempts)
+                       sessions=sessions, make_runner=make_runner_factory(settings),
+                       grade=make_grade(settings), max_attempts=settings.max_attempts)
     pool.recover()
     pool.start()
     return Grading(mode=mode, detail=detail, pool=pool)
 
 
+def _without_grading_here(settings: Settings, sessions: sessionmaker[Session]) -> Grading:
+    """``KAEL_GRADING_WORKERS=0``: the task queue's workers grade, or nothing does."""
+    if not settings.scaled:
+        return Grading(mode="unavailable", detail=(
+            "KAEL_GRADING_WORKERS=0 and no task queue (it needs KAEL_DATABASE_URL="
+            "postgresql+psycopg://...): nothing grades here"))
+    from server.scaled.backend import start_task_queue
+
+    return Grading(mode="sandbox" if settings.sandbox else "unsandboxed",
+                   detail="graded by the task queue's workers (python -m server.worker); "
+                          "this server grades nothing itself",
+                   pool=start_task_queue(settings, sessions, grade_here=False))
+
+
 def _grade(exercise_id: str, code: str, runner, *, root) -> dict:
-    from server.routes.exercises import lookup_exercise
+    from server.catalog import lookup_exercise
 
     exercise = lookup_exercise(exercise_id, root)
     return grade_submission(exercise, code, runner, env=CHILD_ENV, root=root)

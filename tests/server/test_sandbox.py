@@ -11,13 +11,15 @@ from _support import needs_sandbox, random_uid_base, sandbox_processes
 
 from server.core.config import REPO
 from server.grading.harness import Limits
+from server.core.config import load_settings
 from server.grading.sandbox import SandboxError, SandboxRunner, self_test
+from server.grading.service import make_runner_factory
 
 
 @pytest.fixture
 def runner():
     needs_sandbox()
-    return SandboxRunner(uid=random_uid_base(), kael_dir=REPO / "kael")
+    return make_runner_factory(replace(load_settings(), sandbox_uid_base=random_uid_base()))(0)
 
 
 def assert_gone(uid):
@@ -43,12 +45,12 @@ def test_self_test_passes(runner):
 
 def test_self_test_catches_a_sandbox_that_does_not_drop_privileges(runner):
     class Leaky(SandboxRunner):
-        def command(self, *args, **kwargs):
-            cmd = super().command(*args, **kwargs)
-            at = cmd.index(self.setpriv)
+        def bwrap_args(self, *args, **kwargs):
+            cmd = super().bwrap_args(*args, **kwargs)
+            at = cmd.index("/usr/bin/setpriv")
             return cmd[:at] + cmd[cmd.index("--", at) + 1:]  # no setpriv: still root
 
-    leaky = Leaky(uid=runner.uid, kael_dir=REPO / "kael")
+    leaky = Leaky(uid=runner.uid, root=runner.root, private=runner.private, cgroups=runner.cgroups)
     with pytest.raises(SandboxError, match="runs as uid 0"):
         self_test(leaky, [])
 
@@ -70,7 +72,7 @@ print(json.dumps({"argv": sys.argv, "stdin": sys.stdin.read(), "env": dict(os.en
     assert seen["stdin"] == "nonce\n"
     assert seen["env"]["KAEL_BACKEND"] == "python" and "KAEL_DATA_DIR" not in seen["env"]
     assert seen["cwd"] == "/tmp"
-    assert seen["root"] == ["bin", "dev", "lib", "lib64", "opt", "proc", "root", "task", "tmp", "usr"]
+    assert seen["root"] == ["bin", "dev", "lib", "lib64", "opt", "proc", "task", "tmp", "usr"]
     assert seen["flags"] == 1 and seen["site"] is False
     assert result.exit_code == 0 and result.signal is None
 

@@ -1,0 +1,164 @@
+"""A control group per sandboxed run: the whole run's memory and process count, bounded together.
+
+``RLIMIT_AS`` bounds one process's address space; a run that starts several processes, or fills
+its ``/tmp`` (tmpfs pages and inodes are kernel memory), could still hold gigabytes of the
+host. A cgroup bounds the sum: resident memory, tmpfs pages and kernel memory (inodes, dentries)
+of every process of the run, and their number. The kernel's OOM killer acts inside the group
+only, and the group's counters tell us afterwards that it did (Memory Limit Exceeded).
+
+cgroup v2 where the host has it (one unified hierarchy); otherwise the v1 ``memory`` and
+``pids`` controllers, each in a ``kael-judge`` folder below this process's own group. Where
+neither is writable, ``CgroupManager.detect`` returns None and the sandbox falls back to the
+per-process limits alone (said once in the log and by ``/api/health``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import time
+from pathlib import Path
+
+log = logging.getLogger("kael.server")
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+GROUP = "kael-judge"
+# Beyond the program's own limit: bwrap, its init, the wrapper, and page-table slack.
+MEMORY_MARGIN = 64 * 1024 * 1024
+EXTRA_PROCESSES = 4
+
+
+def _own_path(controller: str) -> str | None:
+    """This process's cgroup path for ``controller`` (``""`` for v2's unified line)."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, names, path = line.split(":", 2)
+        if controller in names.split(","):
+            return path
+    return None
+
+
+class Run:
+    """One run's group(s): ``procs_files`` for the wrapper to join, ``oom_killed()`` after."""
+
+    def __init__(self, manager: "CgroupManager", dirs: list[Path]):
+        self.manager = manager
+        self.dirs = dirs
+
+    @property
+    def procs_files(self) -> list[str]:
+        return [str(d / "cgroup.procs") for d in self.dirs]
+
+    def oom_killed(self) -> bool:
+        return self.manager.oom_kills(self.dirs[0]) > 0
+
+    def remove(self) -> None:
+        for d in self.dirs:
+            _kill_and_remove(d)
+
+
+def _kill_and_remove(d: Path) -> None:
+    for _ in range(50):
+        try:
+            d.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:  # still has processes: they are being killed with the sandbox
+            kill = d / "cgroup.kill"
+            try:
+                if kill.exists():
+                    kill.write_text("1")
+                else:
+                    for pid in (d / "cgroup.procs").read_text().split():
+                        try:
+                            os.kill(int(pid), 9)
+                        except ProcessLookupError:
+                            pass
+            except OSError:
+                pass
+            time.sleep(0.01)
+    log.warning("could not remove cgroup %s (left for the next start-up)", d)
+
+
+class CgroupManager:
+    """Creates and removes one group per run below ``bases`` (one per hierarchy)."""
+
+    def __init__(self, version: int, memory_base: Path, pids_base: Path | None):
+        self.version = version
+        self.memory_base = memory_base
+        self.pids_base = pids_base
+        self._counter = itertools.count()
+
+    @classmethod
+    def detect(cls) -> "CgroupManager | None":
+        if (CGROUP_ROOT / "cgroup.controllers").exists():
+            own = _own_path("")
+            base = CGROUP_ROOT / (own or "/").lstrip("/") / GROUP
+            manager = cls(2, base, None)
+        else:
+            mem, pids = _own_path("memory"), _own_path("pids")
+            if mem is None:
+                return None
+            manager = cls(1, CGROUP_ROOT / "memory" / mem.lstrip("/") / GROUP,
+                          CGROUP_ROOT / "pids" / pids.lstrip("/") / GROUP if pids is not None else None)
+        try:
+            manager._prepare()
+        except OSError as exc:
+            log.warning("cgroups unavailable (%s): runs are bounded per process only", exc)
+            return None
+        return manager
+
+    def describe(self) -> str:
+        return f"cgroup v{self.version} at {self.memory_base}"
+
+    def _prepare(self) -> None:
+        for base in filter(None, (self.memory_base, self.pids_base)):
+            base.mkdir(exist_ok=True)
+            for stale in base.iterdir():  # groups a killed server left behind
+                if stale.is_dir() and stale.name.startswith("run-"):
+                    _kill_and_remove(stale)
+        if self.version == 2:
+            (self.memory_base / "cgroup.subtree_control").write_text("+memory +pids")
+        # A trial group proves we may create, limit and remove groups here.
+        self.create(memory_bytes=64 * 1024 * 1024, processes=8).remove()
+
+    def create(self, *, memory_bytes: int, processes: int) -> Run:
+        name = f"run-{os.getpid()}-{next(self._counter)}"
+        memory = memory_bytes + MEMORY_MARGIN
+        pids = processes + EXTRA_PROCESSES
+        dirs = [self.memory_base / name]
+        dirs[0].mkdir()
+        try:
+            if self.version == 2:
+                (dirs[0] / "memory.max").write_text(str(memory))
+                (dirs[0] / "memory.swap.max").write_text("0")
+                (dirs[0] / "pids.max").write_text(str(pids))
+            else:
+                (dirs[0] / "memory.limit_in_bytes").write_text(str(memory))
+                swap = dirs[0] / "memory.memsw.limit_in_bytes"
+                if swap.exists():
+                    swap.write_text(str(memory))
+                if self.pids_base is not None:
+                    dirs.append(self.pids_base / name)
+                    dirs[1].mkdir()
+                    (dirs[1] / "pids.max").write_text(str(pids))
+        except OSError:
+            Run(self, dirs).remove()
+            raise
+        return Run(self, dirs)
+
+    def oom_kills(self, d: Path) -> int:
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        try:
+            for line in (d / name).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        except (OSError, ValueError):
+            pass
+        return 0

@@ -1,0 +1,276 @@
+"""Attacks on the sandbox itself, each one a finding of the red-team passes (issues 11 and 17):
+the kernel keyring, new namespaces and mounts, page-cache residency probes, machine-wide
+counters, memory and inodes beyond the per-process limits, host paths and third-party packages
+in view, and task folders left readable. Each runs the attack in the real sandbox."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from _support import needs_sandbox, random_uid_base
+
+from server.core.config import REPO, load_settings
+from server.grading import rootfs
+from server.grading.harness import Limits
+from server.grading.service import make_runner_factory
+
+LIMITS = Limits(time_s=20, memory_mb=256)
+
+
+@pytest.fixture(scope="module")
+def runner():
+    needs_sandbox()
+    return make_runner_factory(replace(load_settings(), sandbox_uid_base=random_uid_base()))(0)
+
+
+def run(runner, source, limits=LIMITS):
+    task = runner.make_task_dir()
+    (task / "main.py").write_text(textwrap.dedent(source))
+    runner.seal_task_dir(task)
+    try:
+        return runner.run(task, ["main.py"], limits)
+    finally:
+        subprocess.run(["rm", "-rf", str(task)], check=False)
+
+
+def output(result) -> dict:
+    assert result.exit_code == 0, result.stderr.decode(errors="replace")[-2000:]
+    return json.loads(result.stdout.decode().strip().splitlines()[-1])
+
+
+LIBC = "import ctypes; libc = ctypes.CDLL(None, use_errno=True)\n"
+
+
+# -- issue 11.1: the kernel keyring, and everything else the filter kills ---------------------------
+
+@pytest.mark.parametrize("name, call", [
+    ("add_key", LIBC + "libc.syscall(248, b'user', b'hidden', b'data', 4, -2)"),        # KEY_SPEC_PROCESS
+    ("keyctl persistent", LIBC + "libc.syscall(250, 22, -1, -2)"),                        # KEYCTL_GET_PERSISTENT
+    ("request_key", LIBC + "libc.syscall(249, b'user', b'hidden', None, 0)"),
+    ("unshare user+mount", LIBC + "libc.unshare(0x10000000 | 0x00020000)"),
+    ("clone new user ns", LIBC + "libc.syscall(56, 0x10000000 | 17, 0, 0, 0, 0)"),
+    ("mount", LIBC + "libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)"),
+    ("ptrace", LIBC + "libc.ptrace(16, 1, 0, 0)"),
+    ("bpf", LIBC + "libc.syscall(321, 0, 0, 0)"),
+    ("io_uring_setup", LIBC + "libc.syscall(425, 8, 0)"),
+    ("userfaultfd", LIBC + "libc.syscall(323, 0)"),
+    ("perf_event_open", LIBC + "libc.syscall(298, 0, 0, -1, -1, 0)"),
+])
+def test_forbidden_system_calls_kill_the_program_and_are_logged(runner, name, call, caplog):
+    with caplog.at_level(logging.WARNING, logger="kael.server"):
+        result = run(runner, call + "\nprint('survived')\n")
+    assert result.signal == signal.SIGSYS, (name, result.exit_code, result.stdout, result.stderr[-500:])
+    assert b"survived" not in result.stdout
+    assert any("system-call filter killed" in r.getMessage() for r in caplog.records)
+
+
+def test_other_socket_families_are_refused(runner):
+    result = run(runner, """
+        import json, socket
+        seen = {}
+        for name, family in [("netlink", socket.AF_NETLINK), ("packet", socket.AF_PACKET)]:
+            try:
+                socket.socket(family, socket.SOCK_RAW)
+                seen[name] = "opened"
+            except OSError as exc:
+                seen[name] = exc.errno
+        socket.socket(socket.AF_UNIX).close()
+        print(json.dumps(seen))
+    """)
+    import errno
+    assert output(result) == {"netlink": errno.EAFNOSUPPORT, "packet": errno.EAFNOSUPPORT}
+
+
+def test_threads_and_subprocesses_still_work(runner):
+    """The filter must not break what graded programs legitimately do."""
+    result = run(runner, """
+        import json, subprocess, sys, threading
+        box = []
+        t = threading.Thread(target=lambda: box.append(sum(range(1000))))
+        t.start(); t.join()
+        child = subprocess.run([sys.executable, "-c", "print(6 * 7)"], capture_output=True, text=True)
+        print(json.dumps({"thread": box[0], "child": child.stdout.strip()}))
+    """)
+    assert output(result) == {"thread": 499500, "child": "42"}
+
+
+# -- issue 17.1: the page cache -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("probe", [
+    "import os; fd = os.open('/usr/bin/python3', os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)",
+    "import os; fd = os.open('/usr/bin/python3', os.O_RDONLY); os.preadv(fd, [bytearray(4096)], 0, os.RWF_NOWAIT)",
+    LIBC + "import mmap; m = mmap.mmap(-1, 4096); libc.mincore(ctypes.c_void_p(ctypes.addressof(ctypes.c_char.from_buffer(m))), 4096, ctypes.create_string_buffer(1))",
+    LIBC + "import os; fd = os.open('/usr/bin/python3', os.O_RDONLY); libc.readahead(fd, 0, 4096)",
+    LIBC + "import os; fd = os.open('/usr/bin/python3', os.O_RDONLY); libc.syscall(451, fd, ctypes.create_string_buffer(64), ctypes.create_string_buffer(64), 0)",
+])
+def test_page_cache_probes_are_killed(runner, probe):
+    result = run(runner, probe + "\nprint('probed')\n")
+    assert result.signal == signal.SIGSYS and b"probed" not in result.stdout
+
+
+def test_everything_the_sandbox_can_read_is_memory_backed(runner):
+    """No file the sandbox can read lives on an evictable disk-backed file system: there is no
+    page whose residency one run could change and another observe."""
+    result = run(runner, """
+        import json
+        mounts = [line.split(" - ")[1].split()[0] for line in open("/proc/self/mountinfo")]
+        print(json.dumps(sorted(set(mounts))))
+    """)
+    assert set(output(result)) <= {"tmpfs", "proc", "devtmpfs", "devpts", "mqueue"}
+
+
+# -- issue 17.2: machine-wide counters -----------------------------------------------------------------
+
+def test_global_counters_are_constant_inside(runner):
+    probe = """
+        import json, os
+        seen = {}
+        for path in ["/proc/meminfo", "/proc/stat", "/proc/vmstat", "/proc/loadavg", "/proc/uptime",
+                     "/proc/diskstats", "/proc/interrupts"]:
+            seen[path] = open(path).read() if os.path.exists(path) else None
+        for path in ["/proc/pressure", "/proc/sys", "/proc/sys/fs"]:
+            seen[path] = sorted(os.listdir(path)) if os.path.isdir(path) else None
+        seen["/sys"] = os.path.exists("/sys/kernel")
+        print(json.dumps(seen))
+    """
+    first = output(run(runner, probe))
+    # Another run fills memory and files in the meantime: nothing it does may show.
+    hog = subprocess.Popen([sys.executable, "-c", "import time; b = bytearray(300 << 20); time.sleep(3)"])
+    try:
+        time.sleep(0.5)  # not a synchronisation: the hog only has to exist for some of the probe
+        second = output(run(runner, probe))
+    finally:
+        hog.kill()
+        hog.wait()
+    assert first == second
+    assert first["/proc/meminfo"] == rootfs.FAKE_PROC["meminfo"]
+    assert first["/proc/stat"] == rootfs.FAKE_PROC["stat"]
+    assert first["/proc/pressure"] == [] and first["/proc/sys"] == [] and first["/proc/sys/fs"] is None
+    assert first["/sys"] is False
+
+
+# -- issue 11.6: resources bounded per run -----------------------------------------------------------
+
+def test_memory_is_bounded_for_the_whole_run(runner):
+    """Three processes of 200 MB each stay under a 256 MB RLIMIT_AS one by one, not together."""
+    if runner.cgroups is None:
+        pytest.skip("no usable cgroups on this host: memory is bounded per process only")
+    result = run(runner, """
+        import os, time
+        pids = []
+        for _ in range(3):
+            pid = os.fork()
+            if pid == 0:
+                block = bytearray(200 << 20)
+                for i in range(0, len(block), 4096):
+                    block[i] = 1
+                time.sleep(5)
+                os._exit(0)
+            pids.append(pid)
+        for pid in pids:
+            os.waitpid(pid, 0)
+        print("all held")
+    """, Limits(time_s=30, memory_mb=256))
+    assert result.memory_killed, (result.exit_code, result.signal, result.stdout[-300:])
+
+
+def test_tmp_is_bounded_in_files_and_bytes(runner):
+    result = run(runner, """
+        import json, os
+        files = 0
+        try:
+            while files < 100000:
+                open(f"/tmp/f{files}", "w").close()
+                files += 1
+        except OSError as exc:
+            inode_error = exc.errno
+        for name in os.listdir("/tmp"):
+            os.unlink("/tmp/" + name)
+        written = 0
+        try:
+            for i in range(20):
+                with open(f"/tmp/big{i}", "wb") as f:
+                    for _ in range(15):
+                        f.write(bytes(1 << 20))
+                        written += 1
+        except OSError as exc:
+            space_error = exc.errno
+        print(json.dumps({"files": files, "inode_error": inode_error, "mb": written,
+                          "space_error": space_error}))
+    """)
+    import errno
+    seen = output(result)
+    assert seen["files"] < 5000 and seen["inode_error"] == errno.ENOSPC
+    assert seen["mb"] < 100 and seen["space_error"] == errno.ENOSPC
+
+
+# -- issue 11.7: only the standard library and kael, and no host path ---------------------------------
+
+def test_only_the_standard_library_and_kael_are_importable(runner):
+    result = run(runner, """
+        import importlib.util, json, os, sys
+        wanted = ["numpy", "pip", "fastapi", "torch", "pytest", "setuptools", "sqlalchemy", "json", "kael"]
+        sys.path.insert(0, "/opt/kael")
+        for p in ["/usr/lib/python3/dist-packages", "/usr/local/lib/python3.11/site-packages"]:
+            sys.path.append(p)
+        found = sorted(n for n in wanted if importlib.util.find_spec(n) is not None)
+        site = [p for p in sys.path if "site-packages" in p and os.path.isdir(p)]
+        print(json.dumps({"found": found, "site": site}))
+    """)
+    assert output(result) == {"found": ["json", "kael"], "site": []}
+
+
+def test_no_host_path_shows_in_mounts_or_command_lines(runner):
+    result = run(runner, """
+        import json, os
+        texts = [open("/proc/self/mountinfo").read()]
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                texts.append(open(f"/proc/{pid}/cmdline").read().replace("\\0", " "))
+                texts.append(os.readlink(f"/proc/{pid}/exe"))
+            except OSError:
+                pass
+        print(json.dumps(texts))
+    """)
+    text = "\n".join(output(result))
+    for host_path in {str(REPO), str(Path(sys.base_prefix).resolve()), "/work", "/root", "/tmp/"}:
+        assert host_path not in text, host_path
+
+
+# -- issue 11.8: task folders private to the slot, stale ones removed --------------------------------
+
+def test_task_folders_are_private_to_the_slot(runner):
+    task = runner.make_task_dir()
+    try:
+        (task / "hidden_test.py").write_text("SECRET = 1\n")
+        runner.seal_task_dir(task)
+        for path in (task.parent.parent, task.parent):
+            mode = stat.S_IMODE(path.stat().st_mode)
+            assert mode == 0o700 and path.stat().st_uid == 0, (path, oct(mode))
+        st = (task / "hidden_test.py").stat()
+        assert stat.S_IMODE(st.st_mode) == 0o640 and (st.st_uid, st.st_gid) == (0, runner.uid)
+        assert not str(task).startswith("/tmp")
+    finally:
+        subprocess.run(["rm", "-rf", str(task)], check=False)
+
+
+def test_folders_of_a_killed_server_are_removed_at_start_up(tmp_path):
+    needs_sandbox()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # a pid that no longer exists
+    stale = rootfs.SHM / f"{rootfs.PRIVATE_PREFIX}{dead.pid}-x"
+    (stale / "tasks" / "slot1-abc").mkdir(parents=True)
+    (stale / "tasks" / "slot1-abc" / "hidden_test.py").write_text("SECRET = 1\n")
+    rootfs.remove_stale()
+    assert not stale.exists()
