@@ -27,9 +27,24 @@ class Settings:
     queue_size: int = 256
     rate_limit: int = 20  # accepted submissions per client ...
     rate_window_s: float = 60.0  # ... in this many seconds; 0 submissions = no limit
+    address_rate_limit: int = 60  # accepted submissions per client address ...
+    address_rate_window_s: float = 60.0
+    mint_limit: int = 30  # client tokens issued per client address ...
+    mint_window_s: float = 3600.0
+    client_pending: int = 4  # a client's submissions queued or running at once; 0 = no cap
+    client_slots: int = 0  # grading slots one client may hold at once; 0 = half of them (at least 1)
+    client_wall_s: float = 60.0  # grading wall time one client may use per minute
+    secret: str = dataclasses.field(default="", repr=False)  # empty: data_dir/secret
+    allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
+    trusted_proxies: tuple[str, ...] = ()  # addresses whose X-Forwarded-For is believed
+    read_timeout_s: float = 15.0  # to receive a whole request (headers and body)
+    keepalive_timeout_s: float = 5.0  # an idle connection between requests
+    max_connections: int = 1000  # open connections in all
+    connections_per_address: int = 64  # open connections from one client address
     max_code_bytes: int = 64 * 1024
     output_limit_bytes: int = 1024 * 1024
     max_attempts: int = 3  # grading runs of one submission cut short by crashes before "error"
+    worker_lease_s: float = 30.0  # scaled mode: a worker silent this long is dead, its jobs re-run
     admin_token: str = ""  # empty: no admin
     log_level: str = "INFO"
 
@@ -41,6 +56,11 @@ class Settings:
     @property
     def sqlalchemy_url(self) -> str:
         return self.database_url or f"sqlite:///{self.data_dir / 'kael.db'}"
+
+    @property
+    def scaled(self) -> bool:
+        """Postgres: grading goes through the task queue (server/scaled), not the in-process pool."""
+        return self.sqlalchemy_url.startswith("postgresql")
 
 
 def _int(env, name, default, minimum=0):
@@ -70,14 +90,34 @@ def _sandbox(env):
     raise SettingsError(f"KAEL_SANDBOX={raw!r}: expected on or off")
 
 
-def _rate(env):
-    raw = env.get("KAEL_RATE_LIMIT", "").strip()
+def _rate(env, name="KAEL_RATE_LIMIT", default=(Settings.rate_limit, Settings.rate_window_s)):
+    raw = env.get(name, "").strip()
     if not raw:
-        return Settings.rate_limit, Settings.rate_window_s
+        return default
     match = re.fullmatch(r"(\d+)\s*/\s*(\d+(?:\.\d+)?)\s*s?", raw)
     if not match:
-        raise SettingsError(f"KAEL_RATE_LIMIT={raw!r}: expected N/SECONDS, for example 20/60")
+        raise SettingsError(f"{name}={raw!r}: expected N/SECONDS, for example 20/60")
     return int(match[1]), float(match[2])
+
+
+def _float(env, name, default, minimum=0.1):
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r}: expected a number of seconds") from None
+    if not value >= minimum:
+        raise SettingsError(f"{name}={raw!r}: expected at least {minimum}")
+    return value
+
+
+def _names(env, name, default):
+    raw = env.get(name)
+    if raw is None or not raw.strip():
+        return default
+    return tuple(part.strip().lower() for part in raw.split(",") if part.strip())
 
 
 def load_settings(env=None) -> Settings:
@@ -85,6 +125,9 @@ def load_settings(env=None) -> Settings:
     env = os.environ if env is None else env
     data_dir = _path(env, "KAEL_DATA_DIR", Settings.data_dir)
     rate_limit, rate_window_s = _rate(env)
+    address_rate = _rate(env, "KAEL_ADDRESS_RATE_LIMIT",
+                         (Settings.address_rate_limit, Settings.address_rate_window_s))
+    mint = _rate(env, "KAEL_MINT_LIMIT", (Settings.mint_limit, Settings.mint_window_s))
     return Settings(
         data_dir=data_dir,
         database_url=env.get("KAEL_DATABASE_URL", "").strip(),
@@ -94,12 +137,28 @@ def load_settings(env=None) -> Settings:
         wheel_dir=_path(env, "KAEL_WHEEL_DIR", Settings.wheel_dir),
         sandbox=_sandbox(env),
         sandbox_uid_base=_int(env, "KAEL_SANDBOX_UID_BASE", Settings.sandbox_uid_base, 1000),
-        grading_workers=_int(env, "KAEL_GRADING_WORKERS", Settings.grading_workers, 1),
+        grading_workers=_int(env, "KAEL_GRADING_WORKERS", Settings.grading_workers, 0),
         queue_size=_int(env, "KAEL_QUEUE_SIZE", Settings.queue_size, 1),
         rate_limit=rate_limit,
         rate_window_s=rate_window_s,
+        address_rate_limit=address_rate[0],
+        address_rate_window_s=address_rate[1],
+        mint_limit=mint[0],
+        mint_window_s=mint[1],
+        client_pending=_int(env, "KAEL_CLIENT_PENDING", Settings.client_pending),
+        client_slots=_int(env, "KAEL_CLIENT_SLOTS", Settings.client_slots),
+        client_wall_s=_float(env, "KAEL_CLIENT_WALL_SECONDS", Settings.client_wall_s, 1.0),
+        secret=env.get("KAEL_SECRET", "").strip(),
+        allowed_hosts=_names(env, "KAEL_ALLOWED_HOSTS", Settings.allowed_hosts),
+        trusted_proxies=_names(env, "KAEL_TRUSTED_PROXIES", Settings.trusted_proxies),
+        read_timeout_s=_float(env, "KAEL_READ_TIMEOUT", Settings.read_timeout_s),
+        keepalive_timeout_s=_float(env, "KAEL_KEEPALIVE_TIMEOUT", Settings.keepalive_timeout_s),
+        max_connections=_int(env, "KAEL_MAX_CONNECTIONS", Settings.max_connections, 1),
+        connections_per_address=_int(env, "KAEL_CONNECTIONS_PER_ADDRESS",
+                                     Settings.connections_per_address, 1),
         max_code_bytes=_int(env, "KAEL_MAX_CODE_BYTES", Settings.max_code_bytes, 1),
         output_limit_bytes=_int(env, "KAEL_OUTPUT_LIMIT_BYTES", Settings.output_limit_bytes, 4096),
+        worker_lease_s=float(_int(env, "KAEL_WORKER_LEASE_S", int(Settings.worker_lease_s), 3)),
         admin_token=env.get("KAEL_ADMIN_TOKEN", "").strip(),
         log_level=env.get("KAEL_LOG_LEVEL", "INFO").strip().upper() or "INFO",
     )

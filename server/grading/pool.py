@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import math
-import queue
 import threading
 import time
 from collections.abc import Callable
@@ -18,13 +17,11 @@ from collections.abc import Callable
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from server.grading.harness import UnknownExercise
-from server.models import Submission, utcnow
+from server.grading.fairqueue import FairQueue
+from server.grading.attempt import claim, finish, grade_claimed
+from server.models import Submission
 
 log = logging.getLogger("kael.server")
-
-STOP = None
-
 
 class QueueFull(Exception):
     def __init__(self, retry_after_s: float):
@@ -35,14 +32,16 @@ class QueueFull(Exception):
 class GradingPool:
     def __init__(self, *, workers: int, queue_size: int, sessions: sessionmaker[Session],
                  make_runner: Callable[[int], object], grade: Callable[[str, str, object], dict],
-                 max_attempts: int = 3):
+                 max_attempts: int = 3, client_slots: int | None = None,
+                 client_wall_seconds: float | None = None):
         self.workers = workers
         self.queue_size = queue_size
         self.sessions = sessions
         self.make_runner = make_runner
         self.grade = grade
         self.max_attempts = max_attempts
-        self._queue: queue.Queue = queue.Queue()
+        self._queue = FairQueue(workers=workers, max_running=client_slots,
+                                wall_seconds_per_minute=client_wall_seconds)
         self._lock = threading.Lock()
         self._pending = 0  # reserved or waiting in the queue
         self._running = 0
@@ -64,9 +63,10 @@ class GradingPool:
         with self._lock:
             self._pending -= 1
 
-    def enqueue(self, submission_id: str) -> None:
-        """Queue an id whose place was reserved (or, from ``recover``, not)."""
-        self._queue.put(submission_id)
+    def enqueue(self, submission_id: str, client: str | None = None) -> None:
+        """Queue an id whose place was reserved (or, from ``recover``, not); ``client`` is the
+        server-issued client key, for scheduling fairly across clients."""
+        self._queue.put(submission_id, client)
 
     def _wait_estimate(self) -> float:
         return self._seconds_per_grade * math.ceil((self._pending + 1) / max(self.workers, 1))
@@ -90,12 +90,13 @@ class GradingPool:
         with self.sessions() as s:
             s.execute(update(Submission).where(Submission.status == "running").values(status="queued"))
             s.commit()
-            ids = s.scalars(select(Submission.id).where(Submission.status == "queued")
-                            .order_by(Submission.seq)).all()
+            rows = s.execute(select(Submission.id, Submission.client_hash)
+                             .where(Submission.status == "queued").order_by(Submission.seq)).all()
+        ids = [row[0] for row in rows]
         with self._lock:
             self._pending += len(ids)
-        for submission_id in ids:
-            self._queue.put(submission_id)
+        for submission_id, client in rows:
+            self._queue.put(submission_id, client)
         if ids:
             log.info("re-queued %d submissions left unfinished by the last run", len(ids))
         return len(ids)
@@ -104,8 +105,7 @@ class GradingPool:
         """Stop taking work and kill the runs in progress (their submissions stay 'running' in
         the database and are graded again at the next start)."""
         self._stopping.set()
-        for _ in self._threads:
-            self._queue.put(STOP)
+        self._queue.stop(len(self._threads))
         for runner in self._runners:
             cancel = getattr(runner, "cancel", None)
             if cancel:
@@ -118,8 +118,8 @@ class GradingPool:
 
     def _work(self, runner) -> None:
         while True:
-            submission_id = self._queue.get()
-            if submission_id is STOP or self._stopping.is_set():
+            submission_id, client = self._queue.get()
+            if submission_id is None or self._stopping.is_set():
                 return
             with self._lock:
                 self._pending -= 1
@@ -131,42 +131,16 @@ class GradingPool:
                 log.exception("grading %s failed", submission_id)
             finally:
                 elapsed = time.monotonic() - start
+                self._queue.done(client, elapsed)
                 with self._lock:
                     self._running -= 1
                     self._seconds_per_grade = 0.8 * self._seconds_per_grade + 0.2 * elapsed
 
     def _grade_one(self, submission_id: str, runner) -> None:
-        with self.sessions() as s:
-            claimed = s.execute(
-                update(Submission)
-                .where(Submission.id == submission_id, Submission.status == "queued")
-                .values(status="running", started_at=utcnow(), attempts=Submission.attempts + 1)
-            ).rowcount
-            s.commit()
-            if not claimed:
-                return
-            sub = s.scalars(select(Submission).where(Submission.id == submission_id)).one()
-            exercise_id, code, attempts = sub.exercise_id, sub.code, sub.attempts
-        if attempts > self.max_attempts:
-            self._finish(submission_id, status="error", error=(
-                f"grading was interrupted {attempts - 1} times; this submission was not graded"))
+        c = claim(self.sessions, submission_id)
+        if c is None:
             return
-        try:
-            report = self.grade(exercise_id, code, runner)
-            outcome = {"status": "done", "verdict": report["verdict"], "report": report}
-        except UnknownExercise:
-            outcome = {"status": "error", "error": f"exercise {exercise_id!r} no longer exists"}
-        except Exception:  # HarnessError, or a bug: the submission is not to blame
-            if not self._stopping.is_set():
-                log.exception("grading submission %s (%s) failed", submission_id, exercise_id)
-            outcome = {"status": "error",
-                       "error": "the judge failed while grading this submission (not your code's fault)"}
-        if self._stopping.is_set():
-            return  # killed by stop(): leave it 'running', to be graded at the next start
-        self._finish(submission_id, **outcome)
-
-    def _finish(self, submission_id: str, **values) -> None:
-        with self.sessions() as s:
-            s.execute(update(Submission).where(Submission.id == submission_id)
-                      .values(finished_at=utcnow(), **values))
-            s.commit()
+        outcome = grade_claimed(c, self.grade, runner, max_attempts=self.max_attempts,
+                                stopping=self._stopping.is_set)
+        if outcome is not None:  # None: killed by stop(), left 'running' for the next start
+            finish(self.sessions, c, **outcome)

@@ -129,7 +129,9 @@ def start_grading(settings: Settings, sessions: sessionmaker[Session]) -> Gradin
                        pool=start_task_queue(settings, sessions, grade_here=True))
     pool = GradingPool(workers=settings.grading_workers, queue_size=settings.queue_size,
                        sessions=sessions, make_runner=make_runner_factory(settings),
-                       grade=make_grade(settings), max_attempts=settings.max_attempts)
+                       grade=make_grade(settings), max_attempts=settings.max_attempts,
+                       client_slots=settings.client_slots or None,
+                       client_wall_seconds=settings.client_wall_s)
     pool.recover()
     pool.start()
     return Grading(mode=mode, detail=detail, pool=pool)
