@@ -7,6 +7,7 @@ An exercise is a folder ``exercises/NN-slug/``::
     .meta/hidden_test.py       hidden test cases
     .meta/mutants/*.diff       plausible wrong solutions the tests must reject, as diffs
                                against .meta/reference.py
+    .meta/variants/*.diff      correct solutions written differently, which must be Accepted
     .docs/instructions.md      statement (English); instructions.zh.md (Chinese)
     .docs/hints.md             hints (English); hints.zh.md (Chinese)
     <solution>.py              the starter the learner edits (files.solution)
@@ -211,7 +212,16 @@ class Exercise:
     def mutants(self) -> dict:
         """``{name: source}`` of the mutants (plausible wrong solutions): each is stored as a
         unified diff against the reference solution, ``.meta/mutants/<name>.diff``."""
-        folder = self.path / ".meta" / "mutants"
+        return self._patched("mutants")
+
+    def variants(self) -> dict:
+        """``{name: source}`` of correct solutions written differently from the reference (a FIFO
+        ready queue, reverse post-order, ...), which must be Accepted too: the tests check
+        behaviour, not a shape of code. Stored like mutants, ``.meta/variants/<name>.diff``."""
+        return self._patched("variants")
+
+    def _patched(self, kind: str) -> dict:
+        folder = self.path / ".meta" / kind
         if not folder.is_dir():
             return {}
         reference = self.reference_source()

@@ -18,13 +18,16 @@ JUDGE = EXERCISES / "judge.py"
 
 
 def submissions():
-    """``(exercise id, kind, name, source)`` for every reference, starter and mutant."""
+    """``(exercise id, kind, name, source)`` for every reference, starter, mutant and variant
+    (a correct solution written differently)."""
     rows = []
     for e in catalog.load_all():
         rows.append((e.id, "reference", "reference", e.reference_source()))
         rows.append((e.id, "starter", "starter", e.starter()))
         for name, source in e.mutants().items():
             rows.append((e.id, "mutant", name, source))
+        for name, source in e.variants().items():
+            rows.append((e.id, "variant", name, source))
     return rows
 
 

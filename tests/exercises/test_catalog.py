@@ -48,7 +48,7 @@ def test_statements_and_hints_in_both_languages(exercise):
 @pytest.mark.parametrize("exercise", IDS)
 def test_starter_says_what_to_implement(exercise):
     e = catalog.find(exercise)
-    tree = ast.parse(e.starter())
+    tree = catalog.parse_source(e.starter())
     raises = [n for n in ast.walk(tree) if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call)
               and getattr(n.exc.func, "id", None) == "NotImplementedError"]
     assert raises, "the starter raises no NotImplementedError"
@@ -67,8 +67,12 @@ def test_tests_and_mutants(exercise):
     assert len(mutants) >= 2
     for name, source in mutants.items():
         assert source != e.reference_source(), f"{name} changes nothing"
-        doc = ast.get_docstring(ast.parse(source))
+        doc = ast.get_docstring(catalog.parse_source(source))
         assert doc and doc.startswith("Mutant:"), f"{name} needs a docstring saying which mistake it makes"
+    for name, source in e.variants().items():
+        assert source != e.reference_source(), f"variant {name} changes nothing"
+        doc = ast.get_docstring(catalog.parse_source(source))
+        assert doc and doc.startswith("Variant:"), f"variant {name} needs a docstring saying how it differs"
 
 
 @pytest.mark.parametrize("exercise", IDS)

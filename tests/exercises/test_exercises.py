@@ -1,4 +1,5 @@
-"""Every reference solution is Accepted, every starter and every mutant is not, through the
+"""Every reference solution and every variant (a correct solution written differently) is
+Accepted, every starter and every mutant is not, through the
 same grade() that `judge.py check` uses; the hidden tests alone reject every mutant; public
 tests' inline expected values agree with the reference."""
 
@@ -30,6 +31,12 @@ def test_reference_is_accepted(graded, exercise, name):
     report = graded[(exercise, name)]
     assert report["verdict"] == ACCEPTED, _failures(report)
     assert report["summary"]["passed"] == report["summary"]["total"] > 0
+
+
+@pytest.mark.parametrize("exercise,name", _ids("variant"))
+def test_correct_solution_written_differently_is_accepted(graded, exercise, name):
+    report = graded[(exercise, name)]
+    assert report["verdict"] == ACCEPTED, f"variant {name} of {exercise}:\n" + _failures(report)
 
 
 @pytest.mark.parametrize("exercise,name", _ids("starter"))

@@ -1,28 +1,42 @@
 """Hidden tests of deep_chain."""
 
+import sys
+
 import kael
+
+
+def _setrecursionlimit_disabled(limit):
+    raise RuntimeError("sys.setrecursionlimit is disabled in this exercise: walk the graph with an explicit stack")
+
+
+# This file is loaded before the submission: the rule "no recursion" is enforced, not trusted.
+sys.setrecursionlimit = _setrecursionlimit_disabled
 
 _built = {}
 
 
+CHAIN = 10_000  # ten times Python's default recursion limit (which the judge keeps fixed)
+
+
 def _long_chain():
-    """The 50,000-node chain of ADR 0005 (built once per run, shared by the cases below)."""
+    """A chain of 10,000 negations (built once per run, shared by the cases below; negation is
+    kael's cheapest node, so building it stays well under a second)."""
     if "y" not in _built:
         x = kael.tensor([1.0], requires_grad=True)
         y = x
-        for _ in range(50_000):
-            y = y * 1.0001
+        for _ in range(CHAIN):
+            y = -y
         _built["y"] = y
     return _built["y"]
 
 
-def test_count_nodes_50000_chain(m):
-    """count_nodes on a chain of 50,000 multiplications"""
+def test_count_nodes_long_chain(m):
+    """count_nodes on a chain of 10,000 negations"""
     return m.count_nodes(_long_chain().grad_fn)
 
 
-def test_depth_50000_chain(m):
-    """depth on a chain of 50,000 multiplications"""
+def test_depth_long_chain(m):
+    """depth on a chain of 10,000 negations"""
     return m.depth(_long_chain().grad_fn)
 
 
@@ -70,9 +84,9 @@ def test_leaf_node_alone(m):
 
 
 def test_deep_diamonds(m):
-    """2,000 steps of y = y.sin() + y.cos(): deep and shared"""
+    """700 steps of y = y.sin() + y.cos(): deep (1,401 levels) and shared"""
     x = kael.tensor([0.1], dtype=kael.float64, requires_grad=True)
     y = x
-    for _ in range(2000):
+    for _ in range(700):
         y = y.sin() + y.cos()
     return [m.count_nodes(y.grad_fn), m.depth(y.grad_fn)]
