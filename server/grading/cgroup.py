@@ -85,6 +85,13 @@ def _kill_and_remove(d: Path) -> None:
     log.warning("could not remove cgroup %s (left for the next start-up)", d)
 
 
+def _owner_alive(name: str) -> bool:
+    """Whether the process that made group ``run-<pid>-<n>`` still runs: several grading
+    processes (scaled mode's workers) share one parent group, and must not kill each other's."""
+    pid = name.split("-")[1] if name.count("-") >= 2 else ""
+    return pid.isdigit() and int(pid) != os.getpid() and Path(f"/proc/{pid}").exists()
+
+
 class CgroupManager:
     """Creates and removes one group per run below ``bases`` (one per hierarchy)."""
 
@@ -120,7 +127,7 @@ class CgroupManager:
         for base in filter(None, (self.memory_base, self.pids_base)):
             base.mkdir(exist_ok=True)
             for stale in base.iterdir():  # groups a killed server left behind
-                if stale.is_dir() and stale.name.startswith("run-"):
+                if stale.is_dir() and stale.name.startswith("run-") and not _owner_alive(stale.name):
                     _kill_and_remove(stale)
         if self.version == 2:
             (self.memory_base / "cgroup.subtree_control").write_text("+memory +pids")
