@@ -19,8 +19,11 @@ they expect (``test_x.expected = ...``) so that they can run in the browser with
 reference; ``RTOL``/``ATOL`` at module level (or ``test_x.rtol``/``test_x.atol``) set the float
 tolerance. A hidden case with ``test_x.min_accuracy = 0.95`` is scored instead of compared: it
 returns ``{"predictions": [...], "labels": [...]}`` and passes when at least that fraction of its
-predictions equal the labels of the reference's run. Test files are read with ``ast`` here; only
-the child imports them.
+predictions equal the labels of the reference's run. A hidden case with ``test_x.given =
+"data_y"`` takes a second argument: ``data_y()`` (a function of the same file) runs in the
+reference's child only and returns ``{"input", "answer"}``; a submission's child gets only the
+input, and its value is compared with (or scored against) the answer, here. Test files are read
+with ``ast`` here; only the child imports them.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ class Case:
     expected: object = None
     line: int = 0
     min_accuracy: float | None = None
+    given: str | None = None  # a data function of the test file, run in the reference's child only
 
 
 # CPython 3.11 keeps the recursion depth of its AST constructor in state shared by every thread, so
@@ -124,9 +128,23 @@ def _parse_cases(source: str, hidden: bool, filename: str) -> tuple:
                 expected=extra.get("expected"),
                 line=f.lineno,
                 min_accuracy=extra.get("min_accuracy"),
+                given=_given(f.name, extra.get("given"), hidden, tree, filename),
             )
         )
     return tuple(cases)
+
+
+def _given(case: str, data: str | None, hidden: bool, tree: ast.Module, filename: str):
+    """The data function named by ``test_x.given``, checked: a hidden case, and a function of the
+    same file that takes no argument."""
+    if data is None:
+        return None
+    functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    f = functions.get(data)
+    if not hidden or type(data) is not str or f is None or f.args.args or data.startswith("test_"):
+        raise ValueError(f"{filename}: {case}.given must name a function without arguments (not a "
+                         f"test case) of the same hidden test file")
+    return data
 
 
 @dataclass

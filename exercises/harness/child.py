@@ -13,7 +13,8 @@ Protocol (see README.md):
   submission prints goes to stderr (fd 1 is pointed at fd 2 before the submission is imported).
 * frames, in order: ``ready`` (kael imported), then ``syntax_error`` (the submission does not
   compile; nothing more follows), or ``loaded`` or ``load_error`` (the submission), one ``case``
-  per test case, ``done``.
+  per test case (in the reference's run, a case given data is preceded by a ``given`` frame
+  with that data), ``done``.
 """
 
 import json
@@ -183,6 +184,18 @@ def _load(path, name, code=None):
     return module
 
 
+def _given_input(channel, name, module, given):
+    """The input of a case that is given data made in the reference's run: ``{"input": data}``
+    in a submission's run; in the reference's run (``{"data": function name}``) the test file's
+    data function makes ``{"input", "answer"}`` now, and it goes to the parent before the case
+    runs. So the answer (two-moons labels) never exists in a submission's process."""
+    if "input" in given:
+        return given["input"]
+    data = getattr(module, given["data"])()
+    channel.send(event="given", name=name, value=plain(data))
+    return data["input"]
+
+
 def main(argv):
     nonce = sys.stdin.readline().strip()
     channel = _Channel(nonce)
@@ -222,8 +235,9 @@ def main(argv):
     tests = []
     for group in job["tests"]:
         module = _load(os.path.join(task_dir, group["file"]), group["module"])
+        given = group.get("given", {})
         for name in group["names"]:
-            tests.append((name, getattr(module, name)))
+            tests.append((name, getattr(module, name), module, given.get(name)))
     try:
         submission = _load(submission_path, job["module"], code)
     except BaseException as exc:
@@ -231,10 +245,10 @@ def main(argv):
         os._exit(0)
     channel.send(event="loaded")
 
-    for name, fn in tests:
+    for name, fn, module, given in tests:
         start = time.perf_counter()
         try:
-            value = fn(submission)
+            value = fn(submission) if given is None else fn(submission, _given_input(channel, name, module, given))
             outcome = {"value": plain(value)}
         except NotPlainData as exc:
             outcome = {"invalid": str(exc)}

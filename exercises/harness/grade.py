@@ -63,6 +63,7 @@ class ChildRun:
         self.load_error = None
         self.syntax_error = None
         self.cases = {}
+        self.given = {}  # the reference's run: {case name: {"input", "answer"}} (given frames)
         self.done = False
         self.protocol_errors = []
         prefix = (MARK + nonce + " ").encode()
@@ -99,6 +100,9 @@ class ChildRun:
             self.loaded = True
         elif event == "load_error" and self.ready is not None and not self.loaded:
             self.load_error = frame
+        elif (event == "given" and self.loaded and type(frame.get("name")) is str
+              and frame["name"] not in self.given and frame["name"] not in self.cases):
+            self.given[frame["name"]] = frame.get("value")
         elif event == "case" and self.loaded and type(frame.get("name")) is str:
             name = frame["name"]
             if name in self.cases:
@@ -163,8 +167,11 @@ def _syntax_error(frame) -> dict:
             "column": number("column"), "text": text("text")}
 
 
-def run_child(exercise, code, cases, runner, limits, env):
-    """Write the task directory, run the child on it, parse what it sent."""
+def run_child(exercise, code, cases, runner, limits, env, given=None):
+    """Write the task directory, run the child on it, parse what it sent. ``given``: ``{case
+    name: {"data": function}}`` (the reference's run makes the data) or ``{case name: {"input":
+    data}}`` (a submission's run gets the input only)."""
+    given = given or {}
     make_dir = getattr(runner, "make_task_dir", None)
     task_dir = Path(make_dir()) if make_dir else Path(tempfile.mkdtemp(prefix="kael-judge-"))
     try:
@@ -180,7 +187,8 @@ def run_child(exercise, code, cases, runner, limits, env):
             groups.append({"file": "public_test.py", "module": "public_test", "names": public})
         if hidden:
             (task_dir / "hidden_test.py").write_text(exercise.hidden_tests_source(), encoding="utf-8")
-            groups.append({"file": "hidden_test.py", "module": "hidden_test", "names": hidden})
+            groups.append({"file": "hidden_test.py", "module": "hidden_test", "names": hidden,
+                           "given": {n: given[n] for n in hidden if n in given}})
         job = {"submission": exercise.solution_file, "module": exercise.module_name, "tests": groups}
         (task_dir / "job.json").write_text(json.dumps(job), encoding="utf-8")
         # A runner that starts the child as another user says who may read the folder
@@ -234,7 +242,8 @@ def reference_outcomes(exercise, runner=None, env=None) -> dict:
         # More time and memory than a submission gets (a slow machine must not fail the
         # reference), the same output cap (a case whose data is too big fails here, for the author).
         limits = Limits(time_s=base.time_s * 3, memory_mb=base.memory_mb * 2, output_bytes=base.output_bytes)
-        run = run_child(exercise, reference, cases, runner, limits, env)
+        given = {c.name: {"data": c.given} for c in cases if c.given}
+        run = run_child(exercise, reference, cases, runner, limits, env, given)
         problem = run.crash_message() or (run.timed_out and "time limit") or (
             run.out_of_memory and "memory limit")
         if problem or run.ready is None:
@@ -248,9 +257,44 @@ def reference_outcomes(exercise, runner=None, env=None) -> dict:
             if frame is None or "value" not in frame and "raised" not in frame:
                 raise HarnessError(f"the reference solution of {exercise.id} gave no usable result for {c.name}: {frame}")
             outcomes[c.name] = {k: frame[k] for k in ("value", "raised") if k in frame}
+            if c.given:
+                outcomes[c.name]["given"] = _checked_given(exercise, c, run.given.get(c.name), frame)
         with _cache_lock:
             _cache[key] = outcomes
         return outcomes
+
+
+def _checked_given(exercise, case, data, frame):
+    """The reference's data for a case given data: ``{"input", "answer"}``, and the reference's
+    own outcome must pass against that answer."""
+    if type(data) is not dict or set(data) != {"input", "answer"}:
+        raise HarnessError(f"{exercise.id}: {case.given}() must return {{'input': ..., 'answer': ...}}")
+    status, message = compare_outcomes(frame, {"value": data["answer"]}, case.tolerance,
+                                       min_accuracy=case.min_accuracy)
+    if status != "passed":
+        raise HarnessError(f"the reference solution of {exercise.id} fails {case.name} against its "
+                           f"own given answer: {message}")
+    return data
+
+
+def _expected(outcome, case):
+    """What a case's outcome is compared with: the reference's outcome, or, for a case given
+    data, the answer made with that data."""
+    return {"value": outcome["given"]["answer"]} if case.given else outcome
+
+
+def _run_submission(exercise, code, cases, runner, limits, env):
+    """``(run, expected)``: the submission's run and the reference's outcomes. They run at the
+    same time unless a case is given data made in the reference's run (then the reference first:
+    its inputs go to the submission, its answers stay here)."""
+    if any(c.given for c in cases):
+        expected = reference_outcomes(exercise, runner, env)
+        given = {c.name: {"input": expected[c.name]["given"]["input"]} for c in cases if c.given}
+        return run_child(exercise, code, cases, runner, limits, env, given), expected
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        expected_future = pool.submit(reference_outcomes, exercise, runner, env)
+        run = run_child(exercise, code, cases, runner, limits, env)
+        return run, expected_future.result()
 
 
 # -- grading ---------------------------------------------------------------------------------------
@@ -272,10 +316,7 @@ def grade(exercise, code: str, runner=None, public_only: bool = False, *, limits
     cases = exercise.cases(public_only)
     limits = limits or exercise.limits()
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        expected_future = pool.submit(reference_outcomes, exercise, runner, env)
-        run = run_child(exercise, code, cases, runner, limits, env)
-        expected = expected_future.result()
+    run, expected = _run_submission(exercise, code, cases, runner, limits, env)
 
     if run.syntax_error is not None:
         return syntax_report(exercise.id, run.syntax_error, public_only=public_only)
@@ -302,10 +343,10 @@ def grade(exercise, code: str, runner=None, public_only: bool = False, *, limits
                 status, message = ERROR, "did not finish within the time limit"
                 unfinished_reported = True
             else:
-                status, message = compare_outcomes(None, expected[c.name], c.tolerance)
+                status, message = compare_outcomes(None, _expected(expected[c.name], c), c.tolerance)
             duration = None
         else:
-            status, message = compare_outcomes(frame, expected[c.name], c.tolerance,
+            status, message = compare_outcomes(frame, _expected(expected[c.name], c), c.tolerance,
                                                reveal=reveal_hidden or not c.hidden,
                                                min_accuracy=c.min_accuracy)
             duration = frame.get("duration_ms") if type(frame.get("duration_ms")) in (int, float) else None

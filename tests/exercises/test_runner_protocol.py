@@ -87,3 +87,33 @@ def test_a_failing_runner_is_a_harness_error_not_a_verdict():
 def test_limits_come_from_the_metadata():
     assert EXERCISE.limits() == Limits(time_s=EXERCISE.time_limit_s, memory_mb=EXERCISE.memory_mb)
     assert EXERCISE.limits().cpu_seconds == int(EXERCISE.time_limit_s + 1)
+
+
+def test_given_data_reaches_the_submission_as_input_only():
+    """two-moons' scored points are made in the reference's run from a secret seed: the
+    submission's task folder holds the points, never their labels."""
+    import json
+
+    moons = catalog.find("two-moons")
+    runner = Recording()
+    report = grade(moons, moons.reference_source() + "\n# the learner's copy\n", runner=runner)
+    assert report["verdict"] == "Accepted", report["message"]
+    call = next(c for c in runner.calls if "# the learner's copy" in c["files"][moons.solution_file])
+    job = json.loads(call["files"]["job.json"])
+    hidden = next(g for g in job["tests"] if g["module"] == "hidden_test")
+    given = hidden["given"]["test_accuracy_on_mirrored_moons"]
+    assert set(given) == {"input"} and len(given["input"]) == 400
+    assert "answer" not in call["files"]["job.json"] and "labels" not in call["files"]["job.json"]
+
+
+_GIVEN = "def data_x():\n    return {}\n\ndef test_a(m, d):\n    '''a'''\n\ntest_a.given = 'NAME'\n"
+
+
+@pytest.mark.parametrize("name,hidden", [("data_x", False), ("data_missing", True), ("test_a", True)])
+def test_given_must_name_a_data_function_of_a_hidden_file(name, hidden):
+    with pytest.raises(ValueError, match="given must name a function"):
+        catalog.parse_cases(_GIVEN.replace("NAME", name), hidden=hidden, filename="t.py")
+
+
+def test_given_names_the_data_function():
+    assert catalog.parse_cases(_GIVEN.replace("NAME", "data_x"), hidden=True, filename="t.py")[0].given == "data_x"
