@@ -4,7 +4,8 @@
     python exercises/judge.py list
     python exercises/judge.py show ID [--lang zh]
     python exercises/judge.py start ID [PATH]
-    python exercises/judge.py check ID FILE [--json] [--public-only]
+    python exercises/judge.py check ID FILE [--json] [--public-only] [--lang zh]
+    python exercises/judge.py mistakes [ID ...] [--update]
 
 ID is the exercise's id (graph-walk), folder (01-graph-walk) or number (1). ``check`` grades FILE
 in a child process with the exercise's time and memory limits, public and hidden tests, and
@@ -113,8 +114,29 @@ def cmd_check(args):
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:
-        print(format_text(report, colour=_colour(sys.stdout)))
+        print(format_text(report, colour=_colour(sys.stdout), lang=args.lang))
     return EXIT_ACCEPTED if report["verdict"] == ACCEPTED else EXIT_NOT_ACCEPTED
+
+
+def cmd_mistakes(args):
+    """List each exercise's known mistakes; with --update, recompute the mutants' signatures."""
+    from harness import mistakes
+    from harness.grade import HarnessError
+
+    chosen = [_find(i) for i in args.ids] if args.ids else catalog.load_all()
+    for e in chosen:
+        texts = mistakes.messages(e)
+        if not texts:
+            continue
+        try:
+            sigs = mistakes.update(e) if args.update else mistakes.signatures(e)
+        except HarnessError as exc:
+            print(f"judge.py: the judge itself failed (not your code): {exc}", file=sys.stderr)
+            return EXIT_INTERNAL
+        print(f"{e.id}: {len(texts)} known mistakes of {len(e.mutants())} mutants")
+        for name, text in texts.items():
+            print(f"  {name} ({len(sigs[name]['failing'])} tests fail): {text[args.lang]}")
+    return EXIT_ACCEPTED
 
 
 def build_parser():
@@ -140,7 +162,13 @@ def build_parser():
     p.add_argument("file")
     p.add_argument("--json", action="store_true", help="print the JSON report")
     p.add_argument("--public-only", action="store_true", help="run the public tests only")
+    p.add_argument("--lang", choices=catalog.LANGS, default="en", help="language of the known-mistake messages")
     p.set_defaults(fn=cmd_check)
+    p = sub.add_parser("mistakes", help="the known mistakes (mutants with a message) of exercises")
+    p.add_argument("ids", nargs="*", help="exercises (default: all)")
+    p.add_argument("--lang", choices=catalog.LANGS, default="en")
+    p.add_argument("--update", action="store_true", help="recompute .meta/mutant_outcomes.json")
+    p.set_defaults(fn=cmd_mistakes)
     return parser
 
 

@@ -24,10 +24,11 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import catalog
+from . import catalog, mistakes
 from .child import MARK
 from .compare import ERROR, compare_outcomes
 from .report import (
+    ACCEPTED,
     make_report,
     decide,
     syntax_report,
@@ -301,13 +302,14 @@ def _run_submission(exercise, code, cases, runner, limits, env):
 
 
 def grade(exercise, code: str, runner=None, public_only: bool = False, *, limits=None,
-          reveal_hidden: bool = True, env=None, root=None) -> dict:
+          reveal_hidden: bool = True, env=None, root=None, known_mistakes: bool = True) -> dict:
     """Grade ``code`` for ``exercise`` (an ``Exercise``, or its id, folder name or number).
 
     ``runner``: how to start the child (default ``LocalRunner()``); the reference runs through
     the same runner. ``limits``: override the exercise's limits for the submission's run.
     ``reveal_hidden=False`` keeps the values of hidden tests out of their messages. ``env``:
-    environment for the child (default: pass ``KAEL_BACKEND`` through).
+    environment for the child (default: pass ``KAEL_BACKEND`` through). ``known_mistakes``:
+    name the hand-written mutants the outcomes match (``mistakes.py``) when not Accepted.
     Returns the report dict (see ``report.py``); raises ``HarnessError`` when the harness or
     the reference fails, ``catalog.UnknownExercise`` for an unknown id."""
     exercise = catalog.find(exercise, root)
@@ -328,10 +330,14 @@ def grade(exercise, code: str, runner=None, public_only: bool = False, *, limits
     timed_out = run.timed_out
     tests = []
     unfinished_reported = False
+    crashed_in = None
     for c in cases:
         frame = run.cases.get(c.name)
         if frame is None:
-            if run.load_error is not None:
+            if run.load_error is None and not timed_out and crashed_in is None and _crashed(run):
+                crashed_in = c.name  # the first case without a result is the one that was running
+                status, message = ERROR, f"the program crashed while this test was running ({_how(run.result)})"
+            elif run.load_error is not None:
                 status, message = ERROR, "not run: importing your code failed"
                 if not tests:
                     raised = run.load_error.get("raised")
@@ -352,16 +358,32 @@ def grade(exercise, code: str, runner=None, public_only: bool = False, *, limits
             duration = frame.get("duration_ms") if type(frame.get("duration_ms")) in (int, float) else None
         tests.append(test_entry(c.name, c.description, status, message, duration, c.hidden))
 
-    verdict, message = decide(
-        tests,
-        timed_out=timed_out,
-        memory=run.out_of_memory,
-        crashed=None if timed_out else run.crash_message(),
-    )
+    crashed = None if timed_out else run.crash_message()
+    if crashed and crashed_in is not None:
+        crashed += f" while {crashed_in} was running"
+    verdict, message = decide(tests, timed_out=timed_out, memory=run.out_of_memory, crashed=crashed)
     backend = run.ready.get("backend") if run.ready else None
-    return make_report(
+    report = make_report(
         exercise.id, verdict, message, tests,
         public_only=public_only, graded=True, output=run.output,
         backend=backend if type(backend) is str else None,
         duration_ms=run.result.duration_s * 1000.0,
     )
+    if verdict != ACCEPTED and known_mistakes:
+        report["mistakes"] = mistakes.match(exercise, tests, run.cases, runner=runner, env=env)
+    return report
+
+
+def _crashed(run) -> bool:
+    """The child died in the middle of the cases (a signal or an exit), not at a deadline, not
+    for memory, not after its last frame."""
+    return run.loaded and not run.done and not run.out_of_memory and not run.result.output_truncated
+
+
+def _how(result) -> str:
+    if result.signal:
+        try:
+            return f"signal {result.signal}, {signal.Signals(result.signal).name}"
+        except ValueError:
+            return f"signal {result.signal}"
+    return f"exit status {result.exit_code}"

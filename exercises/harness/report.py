@@ -75,7 +75,7 @@ def decide(tests: list, *, timed_out=False, memory=False, crashed=None) -> tuple
 
 
 def make_report(exercise_id, verdict, message, tests, *, public_only, graded, output="",
-                backend=None, duration_ms=0.0, syntax_error=None) -> dict:
+                backend=None, duration_ms=0.0, syntax_error=None, mistakes=(), trace_diff=None) -> dict:
     return {
         "schema": SCHEMA,
         "exercise": exercise_id,
@@ -89,6 +89,8 @@ def make_report(exercise_id, verdict, message, tests, *, public_only, graded, ou
         "graded": graded,
         "backend": backend,
         "duration_ms": round(duration_ms, 3),
+        "mistakes": list(mistakes),
+        "trace_diff": trace_diff,
     }
 
 
@@ -114,7 +116,7 @@ def test_entry(name, description, status, message, duration_ms, hidden) -> dict:
 _COLOURS = {"passed": "32", "failed": "31", "error": "33", ACCEPTED: "1;32"}
 
 
-def format_text(report: dict, colour: bool = False) -> str:
+def format_text(report: dict, colour: bool = False, lang: str = "en") -> str:
     def paint(text, key):
         code = _COLOURS.get(key, "1;31")
         return f"\x1b[{code}m{text}\x1b[0m" if colour else text
@@ -140,6 +142,12 @@ def format_text(report: dict, colour: bool = False) -> str:
         lines.append("")
         lines.append("output of the program:")
         lines.extend("  " + line for line in report["output"].rstrip().splitlines()[-40:])
+    lines.extend(format_mistakes(report.get("mistakes"), lang))
+    if report.get("trace_diff"):
+        from .tracediff import format_trace_diff
+
+        lines.append("")
+        lines.extend(format_trace_diff(report["trace_diff"], lang).splitlines())
     s = report["summary"]
     lines.append("")
     lines.append(
@@ -147,3 +155,26 @@ def format_text(report: dict, colour: bool = False) -> str:
         f"({s['passed']}/{s['total']} passed)"
     )
     return "\n".join(lines)
+
+
+_LOOKS_LIKE = {"en": "This looks like a known mistake:", "zh": "这看起来是一个常见错误："}
+_MAYBE = {"en": "It may be one of these known mistakes:", "zh": "它可能是下面某个常见错误："}
+
+
+def format_mistakes(mistakes, lang: str = "en") -> list:
+    """The known-mistake section of the text report: a heading and each message, indented."""
+    if not mistakes:
+        return []
+    lang = lang if lang in _LOOKS_LIKE else "en"
+    lines = ["", (_LOOKS_LIKE if len(mistakes) == 1 else _MAYBE)[lang]]
+    for m in mistakes:
+        text = m["message"].get(lang) or m["message"]["en"]
+        lines.extend(_wrap("  * " if len(mistakes) > 1 else "  ", text))
+    return lines
+
+
+def _wrap(first: str, text: str, width: int = 96) -> list:
+    import textwrap
+
+    return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=" " * len(first),
+                         break_long_words=False, break_on_hyphens=False) or [first]

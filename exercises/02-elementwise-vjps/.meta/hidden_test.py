@@ -81,7 +81,7 @@ def test_gradcheck_all(m):
         try:
             results.append(kael.autograd.gradcheck(fn, args))
         except Exception as exc:
-            results.append(str(exc).split(":")[0])
+            results.append(f"{type(exc).__name__}: {exc}")  # the cause, not only its type
     return results
 
 

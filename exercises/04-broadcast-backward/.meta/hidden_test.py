@@ -75,7 +75,7 @@ def test_gradcheck_every_function(m):
         try:
             results.append(kael.autograd.gradcheck(getattr(m, name).apply, (a, b)))
         except Exception as exc:
-            results.append(type(exc).__name__)
+            results.append(f"{type(exc).__name__}: {exc}")  # the cause, not only its type
     return results
 
 

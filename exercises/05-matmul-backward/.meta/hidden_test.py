@@ -81,7 +81,7 @@ def test_gradcheck(m):
         try:
             results.append(kael.autograd.gradcheck(m.MatMul.apply, (_rand(sa, 4), _rand(sb, 5))))
         except Exception as exc:
-            results.append(type(exc).__name__)
+            results.append(f"{type(exc).__name__}: {exc}")  # the cause, not only its type
     return results
 
 

@@ -1,0 +1,165 @@
+"""Known mistakes: when a failing submission behaves exactly like one of an exercise's
+hand-written mutants, the report names that mistake in words a learner understands.
+
+Two files per exercise, both in ``.meta/`` (never sent to a child, never in ``public_dict``):
+
+* ``mistakes.json`` (written by the exercise's author): ``{mutant name: {"en": text, "zh":
+  text}}``, a short explanation of the mistake each mutant makes;
+* ``mutant_outcomes.json`` (generated: ``judge.py mistakes --update``): each mutant's
+  **signature**, ``{"key", "failing", "public"}``: the cases it does not pass and its outcomes on
+  the public ones among them. ``key`` hashes the reference, both test files and the mutant's
+  diff; a stale or missing signature is recomputed when needed (once per process), so a changed
+  test never makes a message wrong, only slower the first time.
+
+A submission matches a mutant when the set of cases it did not pass equals the mutant's (over
+the cases that ran) and, on every public case in that set, its outcome equals the mutant's
+within the case's tolerance. The message says which mistake it looks like; it names no test
+and shows no value, so it reveals nothing about the hidden tests beyond the report itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+
+from .compare import PASSED, compare_outcomes
+
+__all__ = ["messages", "signature_key", "signatures", "compute_signature", "match", "update",
+           "LANGS"]
+
+LANGS = ("en", "zh")
+MESSAGES_FILE = "mistakes.json"
+OUTCOMES_FILE = "mutant_outcomes.json"
+
+_memo: dict = {}
+_memo_lock = threading.Lock()
+
+
+def messages(exercise) -> dict:
+    """``{mutant name: {"en", "zh"}}`` for the mutants that have a message (and still exist)."""
+    path = exercise.path / ".meta" / MESSAGES_FILE
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    folder = exercise.path / ".meta" / "mutants"
+    return {name: text for name, text in data.items() if (folder / f"{name}.diff").is_file()}
+
+
+def signature_key(exercise, name: str) -> str:
+    digest = hashlib.sha256()
+    diff = (exercise.path / ".meta" / "mutants" / f"{name}.diff").read_text(encoding="utf-8")
+    for part in (exercise.reference_source(), exercise.public_tests_source(),
+                 exercise.hidden_tests_source(), diff):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _stored(exercise) -> dict:
+    path = exercise.path / ".meta" / OUTCOMES_FILE
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return {}
+
+
+def _statuses(cases, frames, expected) -> dict:
+    """``{case name: status}`` of one run, compared as ``grade`` compares them."""
+    out = {}
+    for c in cases:
+        frame = frames.get(c.name)
+        status, _ = compare_outcomes(frame, expected[c.name], c.tolerance, min_accuracy=c.min_accuracy)
+        out[c.name] = status
+    return out
+
+
+def compute_signature(exercise, name: str, *, runner=None, env=None) -> dict:
+    """Run mutant ``name`` on every case (through ``runner``) and return its signature."""
+    from .grade import _env, reference_outcomes, run_child  # grade imports this module
+    from .runner import LocalRunner
+
+    runner = runner or LocalRunner()
+    env = _env(env)
+    cases = exercise.cases()
+    expected = reference_outcomes(exercise, runner, env)
+    source = exercise.mutants()[name]
+    run = run_child(exercise, source, cases, runner, exercise.limits(), env)
+    statuses = _statuses(cases, run.cases, expected)
+    failing = [c.name for c in cases if statuses[c.name] != PASSED]
+    public = {c.name: _outcome(run.cases.get(c.name)) for c in cases
+              if not c.hidden and c.name in failing}
+    return {"key": signature_key(exercise, name), "failing": failing, "public": public}
+
+
+def _outcome(frame):
+    if frame is None:
+        return None
+    return {k: frame[k] for k in ("value", "raised", "memory", "invalid") if k in frame}
+
+
+def signatures(exercise, *, runner=None, env=None) -> dict:
+    """``{mutant name: signature}`` for every mutant with a message: from
+    ``mutant_outcomes.json`` when current, else computed now (and remembered in this process)."""
+    stored = _stored(exercise).get("mutants", {})
+    out = {}
+    for name in messages(exercise):
+        key = signature_key(exercise, name)
+        sig = stored.get(name)
+        if sig is not None and sig.get("key") == key:
+            out[name] = sig
+            continue
+        with _memo_lock:
+            lock = _memo.setdefault(("lock", key), threading.Lock())
+        with lock:
+            if key not in _memo:
+                _memo[key] = compute_signature(exercise, name, runner=runner, env=env)
+        out[name] = _memo[key]
+    return out
+
+
+def match(exercise, tests: list, frames: dict, *, runner=None, env=None) -> list:
+    """The known mistakes a graded run looks like: ``[{"mutant", "message": {"en", "zh"}}]``.
+
+    ``tests`` are the report's test entries (name, status); ``frames`` the submission's
+    outcomes by case name. Cases that did not run in this grading (public-only) are left out of
+    the comparison. Never raises: a mutant whose signature cannot be computed is skipped."""
+    failing = {t["name"] for t in tests if t["status"] != PASSED}
+    texts = messages(exercise)
+    if not failing or not texts:
+        return []
+    ran = {t["name"] for t in tests}
+    tolerance = {c.name: c.tolerance for c in exercise.cases()}
+    try:
+        sigs = signatures(exercise, runner=runner, env=env)
+    except Exception:  # noqa: BLE001 (a broken mutant must never break a grading)
+        return []
+    found = []
+    for name, sig in sigs.items():
+        if set(sig["failing"]) & ran != failing:
+            continue
+        if all(_same(frames.get(case), outcome, tolerance[case])
+               for case, outcome in sig.get("public", {}).items() if case in ran):
+            found.append({"mutant": name, "message": {lang: texts[name][lang] for lang in LANGS}})
+    return found
+
+
+def _same(frame, outcome, tolerance) -> bool:
+    if outcome is None or frame is None:
+        return outcome is None and frame is None
+    if "value" not in outcome and "raised" not in outcome:
+        return set(outcome) == set(_outcome(frame))
+    status, _ = compare_outcomes(frame, outcome, tolerance)
+    return status == PASSED
+
+
+def update(exercise, *, runner=None, env=None) -> dict:
+    """Recompute the signatures of every mutant with a message and write
+    ``mutant_outcomes.json``; returns ``{name: signature}``."""
+    sigs = {name: compute_signature(exercise, name, runner=runner, env=env) for name in messages(exercise)}
+    path = exercise.path / ".meta" / OUTCOMES_FILE
+    path.write_text(json.dumps({"mutants": sigs}, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
+                    encoding="utf-8")
+    return sigs

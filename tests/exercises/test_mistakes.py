@@ -1,0 +1,105 @@
+"""Known-mistake messages: every mutant that has a message is recognised as its own mistake when
+graded (through the same grade() as judge.py, on the session's graded reports), references and
+starters match none, messages are bilingual and name no hidden test, the stored signatures are
+current, and the text report shows the message in the chosen language."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from exercise_support import EXERCISES  # noqa: F401  (puts the harness on sys.path)
+
+from harness import catalog, mistakes
+from harness.report import format_text
+
+WITH_MESSAGES = [e for e in catalog.load_all() if mistakes.messages(e)]
+NEW = [e for e in catalog.load_all() if e.number >= 17]
+
+
+def _mutant_rows():
+    rows = []
+    for e in WITH_MESSAGES:
+        for name in mistakes.messages(e):
+            rows.append(pytest.param(e.id, name, id=f"{e.id}:{name}"))
+    return rows
+
+
+@pytest.mark.parametrize("exercise,name", _mutant_rows())
+def test_each_mutant_is_recognised_as_its_own_mistake(graded, exercise, name):
+    report = graded[(exercise, name)]
+    found = [m["mutant"] for m in report["mistakes"]]
+    assert name in found, f"{exercise}:{name} graded as {report['verdict']} matched {found}"
+    assert len(found) <= 2, f"{exercise}:{name} is ambiguous: {found}"
+
+
+@pytest.mark.parametrize("exercise", [e.id for e in WITH_MESSAGES])
+def test_reference_and_starter_match_no_mistake(graded, exercise):
+    assert graded[(exercise, "reference")]["mistakes"] == []
+    assert graded[(exercise, "starter")]["mistakes"] == []
+
+
+@pytest.mark.parametrize("exercise", [e.id for e in NEW])
+def test_every_mutant_of_the_new_exercises_has_a_message(exercise):
+    e = catalog.find(exercise)
+    assert set(mistakes.messages(e)) == set(e.mutants())
+
+
+@pytest.mark.parametrize("exercise", [e.id for e in WITH_MESSAGES])
+def test_messages_are_bilingual_and_name_no_hidden_test(exercise):
+    e = catalog.find(exercise)
+    hidden = {c.name for c in e.hidden_cases()}
+    raw = json.loads((e.path / ".meta" / mistakes.MESSAGES_FILE).read_text(encoding="utf-8"))
+    assert set(raw) <= set(e.mutants()), "a message for a mutant that does not exist"
+    for name, text in mistakes.messages(e).items():
+        assert set(text) == {"en", "zh"} and all(text.values()), name
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in text["zh"]), name
+        for lang in ("en", "zh"):
+            assert not any(h in text[lang] for h in hidden), f"{name} names a hidden test"
+            assert name not in text[lang]
+    assert "mistakes" not in json.dumps(e.public_dict(), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("exercise", [e.id for e in WITH_MESSAGES])
+def test_stored_signatures_are_current(exercise):
+    """Stale signatures are recomputed while grading (correct, but slow the first time)."""
+    e = catalog.find(exercise)
+    stored = json.loads((e.path / ".meta" / mistakes.OUTCOMES_FILE).read_text(encoding="utf-8"))["mutants"]
+    stale = [n for n in mistakes.messages(e) if stored.get(n, {}).get("key") != mistakes.signature_key(e, n)]
+    assert not stale, f"run: python exercises/judge.py mistakes {exercise} --update  (stale: {stale})"
+
+
+def _as_tests(e, failing):
+    return [{"name": c.name, "status": "failed" if c.name in failing else "passed"} for c in e.cases()]
+
+
+def test_a_mistake_is_matched_on_the_same_failing_tests_and_public_values():
+    e = catalog.find("index-backward")
+    sigs = mistakes.signatures(e)
+    # overwriting and averaging fail every test: only their public values tell them apart
+    for name, other in (("overwrites_repeats", "averages_repeats"), ("averages_repeats", "overwrites_repeats")):
+        tests = _as_tests(e, sigs[name]["failing"])
+        assert [m["mutant"] for m in mistakes.match(e, tests, dict(sigs[name]["public"]))] == [name]
+        assert other not in [m["mutant"] for m in mistakes.match(e, tests, dict(sigs[name]["public"]))]
+    sig = sigs["take_flat_gradient"]
+    assert [m["mutant"] for m in mistakes.match(e, _as_tests(e, sig["failing"]), dict(sig["public"]))] == ["take_flat_gradient"]
+    one_more = [c.name for c in e.cases() if c.name not in sig["failing"]][:1]
+    assert mistakes.match(e, _as_tests(e, sig["failing"] + one_more), dict(sig["public"])) == []
+    assert mistakes.match(e, _as_tests(e, []), {}) == []
+
+
+def test_text_report_shows_the_message_in_the_chosen_language(graded):
+    report = graded[("nonsmooth-reductions", "where_nan_trap")]
+    en, zh = format_text(report), format_text(report, lang="zh")
+    assert "This looks like a known mistake:" in en and "NaN" in en
+    assert "这看起来是一个常见错误：" in zh and "梯度" in zh
+    assert en.rstrip().splitlines()[-1].startswith("Wrong Answer")
+
+
+def test_grading_without_known_mistakes_skips_matching():
+    from harness.grade import grade
+
+    e = catalog.find("hooks")
+    source = e.mutants()["clip_always"]
+    report = grade(e, source, known_mistakes=False)
+    assert report["verdict"] == "Wrong Answer" and report["mistakes"] == []
