@@ -1,4 +1,6 @@
-"""Hidden tests of sum_to."""
+"""Hidden tests of sum_to: named regression cases, then seeded generated ones."""
+
+import random
 
 import kael
 
@@ -98,3 +100,61 @@ def test_sum_to_large(m):
     g = kael.ones(40, 30, 50, dtype=kael.float64)
     out = m.sum_to(g, (1, 50))
     return [list(out.shape), out.tolist()[0][:3]]
+
+
+# -- generated cases: seeded shapes, dtypes, views and values ----------------------------------------
+
+
+def _target_and_gradient_shapes(rng):
+    """A target shape with size-1 dims anywhere (zero-size now and then), and the shape of a
+    gradient that broadcasting it produced: 0-3 extra leading dims, each size-1 dim expanded or
+    not."""
+    target = [rng.choice([1, 1, 2, 3, 0 if rng.random() < 0.1 else 4]) for _ in range(rng.randint(0, 4))]
+    lead = [rng.randint(1, 3) for _ in range(rng.randint(0, 3))]
+    grown = [rng.randint(2, 3) if n == 1 and rng.random() < 0.7 else n for n in target]
+    return target, lead + grown
+
+
+def _gradient(rng, shape, dtype):
+    """A tensor of ``shape`` with seeded values: contiguous, or a strided view with an offset
+    (every other column of a wider base, from its second column on)."""
+    n = 1
+    for size in shape:
+        n *= size
+    if shape and rng.random() < 0.4:
+        base_shape = shape[:-1] + [2 * shape[-1] + 1]
+        count = n // shape[-1] * base_shape[-1] if shape[-1] else 0
+        base = kael.tensor([round(rng.uniform(-3, 3), 2) for _ in range(count)], dtype=dtype)
+        return base.reshape(tuple(base_shape))[..., 1::2]
+    return kael.tensor([round(rng.uniform(-3, 3), 2) for _ in range(n)], dtype=dtype).reshape(tuple(shape))
+
+
+def test_sum_to_generated(m):
+    """sum_to(g, shape) for 40 seeded (gradient, target) pairs: 0-3 leading dims, size-1 dims
+    anywhere, zero-size dims, float32 and float64, strided views with an offset: shape, dtype and
+    values"""
+    rng = random.Random(303)
+    out = []
+    for _ in range(40):
+        target, grad_shape = _target_and_gradient_shapes(rng)
+        g = _gradient(rng, grad_shape, rng.choice([kael.float32, kael.float64]))
+        r = m.sum_to(g, tuple(target))
+        out.append([list(g.shape), target, list(r.shape), str(r.dtype), r.tolist()])
+    return out
+
+
+def test_broadcast_shape_generated(m):
+    """broadcast_shape(a, b) for 40 seeded pairs (and the pair swapped) equals kael's own
+    broadcasting; incompatible pairs raise ValueError"""
+    rng = random.Random(304)
+    out = []
+    for _ in range(40):
+        target, grown = _target_and_gradient_shapes(rng)
+        if rng.random() < 0.2 and grown:
+            grown[-1] += 5  # now incompatible with target, unless target's dim is 1
+        for a, b in ((tuple(target), tuple(grown)), (tuple(grown), tuple(target))):
+            try:
+                out.append(list(m.broadcast_shape(a, b)))
+            except ValueError as exc:
+                out.append(["ValueError", str(exc)])
+    return out
