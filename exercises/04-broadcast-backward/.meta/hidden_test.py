@@ -1,4 +1,6 @@
-"""Hidden tests of broadcast_ops."""
+"""Hidden tests of broadcast_ops: named regression cases, then seeded generated ones."""
+
+import random
 
 import kael
 
@@ -110,3 +112,49 @@ def test_sum_to_cases(m):
     g = kael.arange(24, dtype=kael.float64).reshape(2, 3, 4)
     return [m.sum_to(g, (3, 1)).tolist(), m.sum_to(kael.ones(4), (4,)).tolist(),
             m.sum_to(kael.ones(2, 3), ()).tolist()]
+
+
+# -- generated cases: seeded shapes, dtypes and values -----------------------------------------------
+
+
+def _operand_shapes(rng):
+    """Two operand shapes cut from one output shape: each keeps only some trailing dims (0-3
+    leading dims broadcast) and turns dims to 1 anywhere."""
+    out = [rng.choice([1, 2, 3, 3, 0 if rng.random() < 0.1 else 2]) for _ in range(rng.randint(0, 4))]
+
+    def operand():
+        kept = out[len(out) - rng.randint(0, len(out)):] if out else []
+        return [n if rng.random() < 0.6 else 1 for n in kept]
+
+    return operand(), operand()
+
+
+def _seeded(rng, shape, dtype, divisor=False):
+    n = 1
+    for size in shape:
+        n *= size
+    values = [round(rng.uniform(0.5, 2.0) * rng.choice([-1, 1]) if divisor else rng.uniform(-2, 2), 3)
+              for _ in range(n)]
+    return kael.tensor(values, dtype=dtype).reshape(tuple(shape)).requires_grad_()
+
+
+def test_generated_broadcasting(m):
+    """Add, Sub, Mul and Div on 40 seeded pairs of shapes (0-3 leading dims, size-1 and zero-size
+    dims anywhere, float32 and float64): each gradient's shape, dtype and values"""
+    rng = random.Random(404)
+    out = []
+    for i in range(40):
+        name = ("Add", "Sub", "Mul", "Div")[i % 4]
+        dtype = rng.choice([kael.float32, kael.float64])
+        shape_a, shape_b = _operand_shapes(rng)
+        a = _seeded(rng, shape_a, dtype)
+        b = _seeded(rng, shape_b, dtype, divisor=name == "Div")
+        y = getattr(m, name).apply(a, b)
+        w = _seeded(rng, list(y.shape), dtype).detach()
+        (y * w).sum().backward()
+        out.append([name, str(y.dtype)] + [[list(t.grad.shape), str(t.grad.dtype), t.grad.tolist()] for t in (a, b)])
+    return out
+
+
+test_generated_broadcasting.rtol = 1e-4
+test_generated_broadcasting.atol = 1e-5
