@@ -1,4 +1,7 @@
-"""Hidden tests of matmul_backward: gradients compared with kael's own matmul."""
+"""Hidden tests of matmul_backward: gradients compared with kael's own matmul (named regression
+cases), then seeded generated ones."""
+
+import random
 
 import kael
 
@@ -100,3 +103,49 @@ def test_constant_operand(m):
     c = _rand((3, 2), 10).detach()
     m.MatMul.apply(x, c).sum().backward()
     return [x.grad.tolist(), c.grad is None]
+
+
+# -- generated cases: seeded shapes, dtypes and values -----------------------------------------------
+
+
+def _matmul_shapes(rng):
+    """Shapes a @ b accepts: a vector or a matrix on each side, with batch dims (0-3 leading dims
+    on either side, size-1 batch dims anywhere, now and then a zero-size dim)."""
+    n, k, p = (rng.choice([1, 2, 3, 0 if rng.random() < 0.1 else 4]) for _ in range(3))
+    batch = [rng.randint(1, 3) for _ in range(rng.randint(0, 3))]
+
+    def side(core):
+        if rng.random() < 0.2:
+            return [k]  # a vector
+        kept = batch[len(batch) - rng.randint(0, len(batch)):] if batch else []
+        return [b if rng.random() < 0.6 else 1 for b in kept] + core
+
+    return side([n, k]), side([k, p])
+
+
+def _seeded_tensor(rng, shape, dtype):
+    count = 1
+    for size in shape:
+        count *= size
+    values = [round(rng.uniform(-2, 2), 3) for _ in range(count)]
+    return kael.tensor(values, dtype=dtype).reshape(tuple(shape)).requires_grad_()
+
+
+def test_generated_matmul(m):
+    """MatMul on 40 seeded pairs (vectors, matrices, 0-3 batch dims with size-1 ones anywhere,
+    zero-size dims, float32 and float64): each gradient's shape, dtype and values"""
+    rng = random.Random(505)
+    out = []
+    for _ in range(40):
+        dtype = rng.choice([kael.float32, kael.float64])
+        shape_a, shape_b = _matmul_shapes(rng)
+        a, b = _seeded_tensor(rng, shape_a, dtype), _seeded_tensor(rng, shape_b, dtype)
+        y = m.MatMul.apply(a, b)
+        w = _seeded_tensor(rng, list(y.shape), dtype).detach()
+        (y * w).sum().backward()
+        out.append([shape_a, shape_b] + [[list(t.grad.shape), str(t.grad.dtype), t.grad.tolist()] for t in (a, b)])
+    return out
+
+
+test_generated_matmul.rtol = 1e-4
+test_generated_matmul.atol = 1e-5
