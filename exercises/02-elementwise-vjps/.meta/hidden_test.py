@@ -1,4 +1,6 @@
-"""Hidden tests of elementwise."""
+"""Hidden tests of elementwise: named regression cases, then seeded generated ones."""
+
+import random
 
 import kael
 
@@ -130,3 +132,72 @@ def test_float32_gradients(m):
 
 
 test_float32_gradients.rtol = 1e-5
+
+
+# -- generated cases: seeded shapes, dtypes, views and extreme values --------------------------------
+
+_UNARY = ("Exp", "Log", "Tanh", "Sigmoid")
+_EXTREMES = (-1000.0, -100.0, -30.0, -1e-8, 0.0, 1e-8, 30.0, 100.0, 1000.0)
+
+
+def _seeded_leaf(rng, shape, dtype, positive=False, extremes=False):
+    """A leaf of ``shape``: contiguous, or a strided view with an offset (every other element of
+    a longer base, from the second on), its values seeded (with extreme ones mixed in)."""
+    count = 1
+    for size in shape:
+        count *= size
+    values = [rng.choice(_EXTREMES) if extremes and rng.random() < 0.4 else round(rng.uniform(-3, 3), 3)
+              for _ in range(count)]
+    if positive:
+        values = [abs(v) + 0.25 for v in values]
+    if rng.random() < 0.4:
+        base = kael.tensor([0.0] + [v for pair in zip(values, values) for v in pair], dtype=dtype)
+        x = base[1::2].reshape(tuple(shape)).detach()
+    else:
+        x = kael.tensor(values, dtype=dtype).reshape(tuple(shape))
+    return x.requires_grad_()
+
+
+def _summary(t):
+    return [list(t.shape), str(t.dtype), t.tolist()]
+
+
+def test_generated_functions(m):
+    """all six Functions on 36 seeded cases (shapes with zero-size dims, float32 and float64,
+    strided views with an offset, inputs up to +-1000 for Tanh and Sigmoid): values, gradients,
+    dtypes, never NaN where the math has none"""
+    rng = random.Random(202)
+    out = []
+    for i in range(36):
+        name = ("Mul", "Div", "Exp", "Log", "Tanh", "Sigmoid")[i % 6]
+        dtype = rng.choice([kael.float32, kael.float64])
+        shape = [rng.choice([1, 2, 3, 0 if rng.random() < 0.1 else 4]) for _ in range(rng.randint(0, 3))]
+        if name in _UNARY:
+            xs = [_seeded_leaf(rng, shape, dtype, positive=name == "Log", extremes=name in ("Tanh", "Sigmoid"))]
+        else:
+            xs = [_seeded_leaf(rng, shape, dtype), _seeded_leaf(rng, shape, dtype, positive=name == "Div")]
+        y = getattr(m, name).apply(*xs)
+        w = _seeded_leaf(rng, list(y.shape), dtype).detach()
+        (y * w).sum().backward()
+        out.append([name, _summary(y.detach())] + [_summary(x.grad) for x in xs])
+    return out
+
+
+test_generated_functions.rtol = 1e-4
+test_generated_functions.atol = 1e-6
+
+
+def test_tanh_and_sigmoid_at_extremes(m):
+    """Tanh and Sigmoid of [-1000, -100, -30, -1e-8, 0, 1e-8, 30, 100, 1000] in float32 and
+    float64: +-1 and 0/1, gradients 0 at the ends, never NaN"""
+    out = []
+    for name in ("Tanh", "Sigmoid"):
+        for dtype in (kael.float32, kael.float64):
+            x = kael.tensor(list(_EXTREMES), dtype=dtype, requires_grad=True)
+            y = getattr(m, name).apply(x)
+            y.sum().backward()
+            out.append([name, _summary(y.detach()), _summary(x.grad)])
+    return out
+
+
+test_tanh_and_sigmoid_at_extremes.rtol = 1e-5
