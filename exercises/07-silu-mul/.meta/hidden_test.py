@@ -1,4 +1,6 @@
-"""Hidden tests of silu_mul."""
+"""Hidden tests of silu_mul: named regression cases, then seeded generated ones."""
+
+import random
 
 import kael
 import kael.nn.functional as F
@@ -99,3 +101,61 @@ def test_swiglu_block(m):
     y = m.silu_mul(x @ wg, x @ wu) @ wd
     (y * y).mean().backward()
     return [wg.grad.tolist(), wu.grad.tolist(), wd.grad.tolist()]
+
+
+# -- generated cases: seeded shapes, dtypes, views and extreme gates ---------------------------------
+
+_GATES = (-1000.0, -100.0, -30.0, -1e-8, 0.0, 1e-8, 30.0, 100.0, 1000.0)
+
+
+def _seeded_input(rng, shape, dtype, extremes=False):
+    """A leaf of ``shape``: contiguous, or a transposed view of a seeded base (strided), with
+    extreme gates mixed in when asked."""
+    count = 1
+    for size in shape:
+        count *= size
+    values = [rng.choice(_GATES) if extremes and rng.random() < 0.3 else round(rng.uniform(-4, 4), 3)
+              for _ in range(count)]
+    if len(shape) >= 2 and rng.random() < 0.4:
+        flipped = tuple(shape[:-2]) + (shape[-1], shape[-2])
+        x = kael.tensor(values, dtype=dtype).reshape(flipped).transpose(-1, -2).detach()
+    else:
+        x = kael.tensor(values, dtype=dtype).reshape(tuple(shape))
+    return x.requires_grad_()
+
+
+def test_generated_silu_mul(m):
+    """silu_mul on 30 seeded cases (zero-size dims, float32 and float64, transposed views, gates
+    up to +-1000): the result and both gradients, with their dtypes, never NaN"""
+    rng = random.Random(707)
+    out = []
+    for _ in range(30):
+        dtype = rng.choice([kael.float32, kael.float64])
+        shape = [rng.choice([1, 2, 3, 0 if rng.random() < 0.1 else 4]) for _ in range(rng.randint(0, 3))]
+        gate = _seeded_input(rng, shape, dtype, extremes=True)
+        up = _seeded_input(rng, shape, dtype)
+        y = m.silu_mul(gate, up)
+        w = _seeded_input(rng, shape, dtype).detach()
+        (y * w).sum().backward()
+        out.append([str(y.dtype), y.tolist(), str(gate.grad.dtype), gate.grad.tolist(), up.grad.tolist()])
+    return out
+
+
+test_generated_silu_mul.rtol = 1e-4
+test_generated_silu_mul.atol = 1e-5
+
+
+def test_extreme_gates(m):
+    """silu_mul(gates [-1000 ... 1000], ones) in float32 and float64: silu(g) and its gradient,
+    never NaN"""
+    out = []
+    for dtype in (kael.float32, kael.float64):
+        gate = kael.tensor(list(_GATES), dtype=dtype, requires_grad=True)
+        up = kael.ones(len(_GATES), dtype=dtype, requires_grad=True)
+        y = m.silu_mul(gate, up)
+        y.sum().backward()
+        out.append([y.tolist(), gate.grad.tolist(), up.grad.tolist()])
+    return out
+
+
+test_extreme_gates.rtol = 1e-5
