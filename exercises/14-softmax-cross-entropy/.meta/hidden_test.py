@@ -1,4 +1,6 @@
-"""Hidden tests of softmax_cross_entropy."""
+"""Hidden tests of softmax_cross_entropy: named regression cases, then seeded generated ones."""
+
+import random
 
 import kael
 import kael.nn.functional as F
@@ -96,3 +98,55 @@ def test_inside_a_network(m):
     F.cross_entropy(layer(x), t).backward()
     theirs = layer.weight.grad.tolist()
     return [mine, [[abs(a - b) < 1e-5 for a, b in zip(r1, r2)] for r1, r2 in zip(mine, theirs)]]
+
+
+# -- retain_graph, dtypes and seeded generated cases -------------------------------------------------
+
+
+def test_second_backward_with_retain_graph(m):
+    """backward twice with retain_graph=True: the second gives the same gradient again (backward
+    must not change its saved probabilities in place), so x.grad doubles"""
+    x = kael.tensor([[1.0, 2.0, 0.5], [-1.0, 0.0, 3.0]], dtype=kael.float64, requires_grad=True)
+    loss = m.softmax_cross_entropy(x, kael.tensor([2, 0]))
+    loss.backward(retain_graph=True)
+    first = x.grad.tolist()
+    loss.backward()
+    return [first, x.grad.tolist()]
+
+
+def test_two_losses_share_one_forward(m):
+    """(loss * 2 + loss * 3).backward(): the node's backward runs once with g = 5"""
+    x = kael.tensor([[0.2, -0.4, 1.0, 0.0]], dtype=kael.float64, requires_grad=True)
+    loss = m.softmax_cross_entropy(x, kael.tensor([1]))
+    (loss * 2 + loss * 3).backward()
+    return x.grad.tolist()
+
+
+def _seeded_logits(rng, n, c, dtype):
+    """Seeded [n, c] logits: ordinary ones, huge ones (+-1e4: a real model's unnormalised scores
+    can be large), and now and then a transposed view."""
+    scale = rng.choice([1.0, 1.0, 30.0, 1e4])
+    values = [round(rng.uniform(-1, 1) * scale, 3) for _ in range(n * c)]
+    if rng.random() < 0.3:
+        return kael.tensor(values, dtype=dtype).reshape(c, n).t().detach().requires_grad_()
+    return kael.tensor(values, dtype=dtype).reshape(n, c).requires_grad_()
+
+
+def test_generated_batches(m):
+    """softmax_cross_entropy on 24 seeded batches (1-6 rows, 2-7 classes, float32 and float64,
+    logits up to +-1e4, transposed views): loss, its dtype, and the gradient with its dtype"""
+    rng = random.Random(1414)
+    out = []
+    for _ in range(24):
+        dtype = rng.choice([kael.float32, kael.float64])
+        n, c = rng.randint(1, 6), rng.randint(2, 7)
+        x = _seeded_logits(rng, n, c, dtype)
+        target = kael.tensor([rng.randrange(c) for _ in range(n)])
+        loss = m.softmax_cross_entropy(x, target)
+        (loss * rng.choice([1.0, 0.5, -2.0])).backward()
+        out.append([str(loss.dtype), loss.item(), str(x.grad.dtype), x.grad.tolist()])
+    return out
+
+
+test_generated_batches.rtol = 1e-4
+test_generated_batches.atol = 1e-5
