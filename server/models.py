@@ -33,6 +33,7 @@ class Submission(Base):
     report: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # public view only
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    worker: Mapped[str | None] = mapped_column(String(100), nullable=True)  # host:pid grading it
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     started_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
@@ -76,6 +77,13 @@ class TestSummary(BaseModel):
     error: int
 
 
+class HiddenSummary(BaseModel):
+    """Hidden tests, as coarsely as is useful: no status per test (see the threat model)."""
+    total: int
+    passed: int
+    first_failed: str | None = Field(None, description="the first hidden test that did not pass")
+
+
 class SyntaxErrorInfo(BaseModel):
     message: str
     line: int
@@ -87,7 +95,8 @@ class ReportPublic(BaseModel):
     verdict: Literal["Accepted", "Wrong Answer", "Runtime Error", "Time Limit Exceeded",
                      "Memory Limit Exceeded", "Syntax Error"]
     message: str
-    tests: list[TestResultPublic]
+    tests: list[TestResultPublic] = Field(description="the public tests, from the run without hidden tests")
+    hidden: HiddenSummary | None = None
     summary: TestSummary
     syntax_error: SyntaxErrorInfo | None = None
     output: str | None = Field(None, description="what the program printed in the public tests")

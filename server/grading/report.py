@@ -27,61 +27,82 @@ FIXED_MESSAGES = {
 }
 
 
+# When a verdict may be published: the grading time rounded up to one of these (seconds), so
+# that the time a submission takes with its hidden tests tells at most log2(7) ~ 2.8 bits.
+REVEAL_AT = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+
+
+def reveal_delay(elapsed: float) -> float:
+    """How long to hold a verdict that took ``elapsed`` seconds to grade."""
+    bucket = next((b for b in REVEAL_AT if elapsed <= b), None)
+    return 0.0 if bucket is None else bucket - elapsed
+
+
 def grade_submission(exercise, code: str, runner, *, env=None, root=None) -> dict:
     """The public report for ``code`` (``HarnessError``/``UnknownExercise`` propagate)."""
     full = grade(exercise, code, runner=runner, env=env, root=root, reveal_hidden=False)
     public = None
     if full["verdict"] not in (ACCEPTED, SYNTAX_ERROR):
-        public = grade(exercise, code, runner=runner, env=env, root=root, public_only=True)
+        public = grade(exercise, code, runner=runner, env=env, root=root, public_only=True,
+                       known_mistakes=False, trace=False)
     return public_report(full, public)
 
 
 def public_report(full: dict, public: dict | None) -> dict:
-    shown = {t["name"]: t for t in public["tests"]} if public else {}
-    tests = []
-    for t in full["tests"]:
-        row = {"name": str(t["name"]), "status": t["status"], "hidden": bool(t["hidden"]),
-               "description": None, "message": None, "duration_ms": None}
-        if not t["hidden"]:
-            row["description"] = t.get("description")
-            twin = shown.get(t["name"])
-            if twin is not None and twin["status"] == t["status"]:
-                row["message"] = twin.get("message") or None
-                row["duration_ms"] = twin.get("duration_ms")
-            elif twin is not None:
-                row["message"] = (f"this test {twin['status']} when run alone, but "
-                                  f"{t['status']} when run with the hidden tests")
-        tests.append(row)
-    summary = {"total": len(tests), "passed": 0, "failed": 0, "error": 0}
+    """What the learner sees. From the full run (the one that had the hidden tests) only the
+    verdict and, for hidden tests, the count passed and the first one that did not pass: never a
+    status per hidden test, nor a public test's status, message, duration or output from that
+    run (the submission could make any of them depend on the hidden file). Everything else comes
+    from the public-only run. See the README's threat model for what this leaves per submission."""
+    verdict = full["verdict"]
+    hidden = [t for t in full["tests"] if t["hidden"]]
+    if public is not None:
+        source = public["tests"]
+    else:  # no public-only run: Accepted (all passed) or a syntax error (no test ran)
+        source = [t for t in full["tests"] if not t["hidden"]]
+    tests = [{"name": str(t["name"]), "status": t["status"], "hidden": False,
+              "description": t.get("description"),
+              "message": (t.get("message") or None) if public is not None else None,
+              "duration_ms": t.get("duration_ms") if public is not None else None}
+             for t in source if not t.get("hidden")]
+    first_hidden = next((t for t in hidden if t["status"] != "passed"), None)
+    hidden_summary = {"total": len(hidden), "passed": sum(t["status"] == "passed" for t in hidden),
+                      "first_failed": str(first_hidden["name"]) if first_hidden else None}
+    summary = {"total": len(tests) + len(hidden), "passed": hidden_summary["passed"], "failed": 0,
+               "error": 0}
     for row in tests:
         summary[row["status"]] += 1
-    verdict = full["verdict"]
+    summary["failed"] += len(hidden) - hidden_summary["passed"]
     output = (public or {}).get("output") or ""
     return {
         "verdict": verdict,
-        "message": _message(verdict, full, public, tests),
+        "message": _message(verdict, full, public, tests, hidden_summary),
         "tests": tests,
+        "hidden": hidden_summary,
         "summary": summary,
         "syntax_error": full.get("syntax_error"),
         "output": output[-MAX_OUTPUT:] if output else None,
         "backend": full.get("backend"),
+        # Authored explanations of the known mistake the outcomes match (never a test's data),
+        # and the trace diff of the first failing PUBLIC case (run without the hidden tests).
+        "mistakes": full.get("mistakes") or [],
+        "trace_diff": full.get("trace_diff"),
     }
 
 
-def _message(verdict, full, public, tests) -> str:
+def _message(verdict, full, public, tests, hidden) -> str:
     if verdict == ACCEPTED:
-        return f"all {len(tests)} tests passed"
+        return f"all {len(tests) + hidden['total']} tests passed"
     if verdict == SYNTAX_ERROR:
         return full["message"]  # from compiling the learner's own code: nothing ran
     if verdict in FIXED_MESSAGES:
         return FIXED_MESSAGES[verdict]
-    wanted = "error" if verdict == RUNTIME_ERROR else "failed"
-    first = next((row for row in tests if row["status"] == wanted), None)
-    if first is not None and first["hidden"]:
-        return f"hidden test {first['name']} " + ("raised an error" if wanted == "error" else "failed")
+    first = next((row for row in tests if row["status"] != "passed"), None)
     if first is not None:
         detail = (first["message"] or "").strip().splitlines()
-        return f"{first['name']}: {detail[0]}" if detail else f"{first['name']} {wanted}"
+        return f"{first['name']}: {detail[0]}" if detail else f"{first['name']} {first['status']}"
+    if hidden["first_failed"] is not None:
+        return f"hidden test {hidden['first_failed']} did not pass"
     if public is not None and public["verdict"] == verdict:
         return public["message"]  # the crash also happens with the public tests alone
-    return "the program stopped abnormally while the hidden tests ran"
+    return "the program behaved differently when the hidden tests ran"

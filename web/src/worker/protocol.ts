@@ -62,6 +62,7 @@ export interface PyError {
 export type Display =
   | { kind: typeof DISPLAY_KIND.graph; data: unknown; title?: string }
   | { kind: typeof DISPLAY_KIND.trace; data: unknown; title?: string }
+  | { kind: typeof DISPLAY_KIND.memory; data: unknown; title?: string }
   | { kind: typeof DISPLAY_KIND.plot; series: string; x: number; y: number }
   | { kind: typeof DISPLAY_KIND.progress; value: number; total: number; label?: string };
 
@@ -81,6 +82,8 @@ export interface TestReport {
   message: string;
   tests: TestCaseReport[];
   summary?: { total: number; passed: number; failed: number; error: number };
+  /** The server's hidden tests: a count and the first that did not pass, never one row each. */
+  hidden?: { total: number; passed: number; first_failed: string | null } | null;
   syntax_error?: { message: string; line: number; column: number; text: string } | null;
   graded?: boolean;
   public_only?: boolean;
