@@ -698,7 +698,7 @@ class Tensor:
     def t(self):
         if self.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
-        return self if self.ndim < 2 else ops.transpose(self, 0, 1)
+        return ops.transpose(self, 0, 1 if self.ndim == 2 else 0)  # a new view, even for <= 1 dim
 
     @property
     def T(self):

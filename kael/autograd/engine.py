@@ -5,12 +5,15 @@
 2. Count: walk every node reachable from the roots and count, for each node, the edges that
    point to it.
 3. Process: a node is ready when its count reaches zero, i.e. every contribution to its gradient
-   has arrived. Pop a ready node from the stack, apply it, add each returned gradient into the
-   buffer of the target node and decrement the target's count.
+   has arrived. Pop a ready node from the stack, apply it, send each returned gradient into the
+   buffer of the target node (decrementing the target's count), release the node's saved
+   tensors.
 
 Everything walks with explicit stacks; the whole pass runs with grad mode off (first-order
 only) and with Python's cyclic collector paused. A tracer (``kael.viz.trace``) may watch the
-steps; when none is installed the hooks cost one ``is None`` test each.
+steps; when none is installed the engine talks to ``NO_TRACER``, whose hooks do nothing.
+``backward(inputs=...)`` and ``autograd.grad`` restrict the pass to the nodes that lead to their
+inputs; a ``Targets`` object holds that restriction and what ``grad`` captures.
 """
 
 from __future__ import annotations
@@ -19,27 +22,68 @@ import gc
 
 from ..backend import get_backend
 from .grad_mode import state as _grad_state
+from .hooks import run_node_hooks, run_pre_hooks
 from .node import AccumulateGrad
 
-__all__ = ["run_backward", "gradient_edge", "set_tracer"]
+__all__ = ["run_backward", "gradient_edge", "set_tracer", "count_dependencies", "NoTracer", "Targets"]
 
 _B = get_backend()
 _Tensor = None  # kael.tensor.Tensor, bound on first use (kael.tensor imports this package)
-_tracer = None
+_tracer = None  # the installed tracer (kael.viz.trace), or None
 _depth = 0  # nested backward passes (a checkpoint recomputing in backward) are not traced
 
 
-def set_tracer(tracer):
-    """Install ``tracer`` (or ``None``); returns the previous one.
+class NoTracer:
+    """The tracer of a pass nobody watches: every hook of the protocol is a no-op.
 
-    The tracer's methods, in the order the engine calls them (``kael.viz.Trace`` implements
-    them): ``on_start(root_nodes, seeds, deps, roots, ready)``, then per popped node
-    ``on_skip(node)`` or ``on_node(node, grad)`` [``on_hooks(node, "pre", n, grad)``]
-    [``on_capture(node, input_indices, grad)``] [``on_accumulate(node, leaf_grad)``]
-    [``on_hooks(node, "post", n, grads)``], ``on_send(node, input_nr, target, grad, buffer_after,
-    count_before, count_after, became_ready)`` per non-null edge, ``on_step_end(node, ready,
-    released)``; ``on_error(node, exc)`` if the pass fails; ``on_end()`` always.
+    The protocol, in the order the engine calls it (``kael.viz.Trace`` implements it):
+    ``on_start(root_nodes, seeds, deps, roots, ready)``, then per popped node ``on_skip(node)``
+    or ``on_node(node, grad)`` [``on_hooks(node, "pre", n, grad)``] [``on_capture(node,
+    input_indices, grad)``] [``on_accumulate(node, leaf_grad)``] [``on_hooks(node, "post", n,
+    grads)``], ``on_send(node, input_nr, target, grad, buffer_after, count_before, count_after,
+    became_ready)`` per non-null edge, ``on_step_end(node, ready, released)``; ``on_error(node,
+    exc)`` if the pass fails; ``on_end()`` always.
     """
+
+    __slots__ = ()
+
+    def on_start(self, root_nodes, seeds, deps, roots, ready):
+        pass
+
+    def on_node(self, node, grad):
+        pass
+
+    def on_skip(self, node):
+        pass
+
+    def on_hooks(self, node, kind, n, result):
+        pass
+
+    def on_capture(self, node, input_indices, grad):
+        pass
+
+    def on_accumulate(self, node, grad):
+        pass
+
+    def on_send(self, node, input_nr, target, grad, buffer_after, count_before, count_after, became_ready):
+        pass
+
+    def on_step_end(self, node, ready, released):
+        pass
+
+    def on_error(self, node, exc):
+        pass
+
+    def on_end(self):
+        pass
+
+
+NO_TRACER = NoTracer()
+
+
+def set_tracer(tracer):
+    """Install ``tracer`` (or ``None``); returns the previous one. See ``NoTracer`` for the
+    protocol a tracer implements."""
     global _tracer
     previous, _tracer = _tracer, tracer
     return previous
@@ -65,8 +109,6 @@ def _fmt(shape) -> str:
 
 
 def _seed(roots, grad_roots):
-    from ..tensor import Tensor
-
     nodes, seeds = [], []
     for i, (root, grad) in enumerate(zip(roots, grad_roots)):
         node = gradient_edge(root)
@@ -77,7 +119,7 @@ def _seed(roots, grad_roots):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             grad = root.new_ones(root.shape)
         else:
-            if not isinstance(grad, Tensor):
+            if not isinstance(grad, _Tensor):
                 grad = root.new_tensor(grad)
             if tuple(grad.shape) != tuple(root.shape):
                 raise RuntimeError(
@@ -97,8 +139,8 @@ def _seed(roots, grad_roots):
 def count_dependencies(root_nodes) -> dict:
     """For every node reachable from ``root_nodes``: how many edges point to it."""
     deps = {}
-    seen = set(root_nodes)
-    stack = list(root_nodes)
+    stack = list(dict.fromkeys(root_nodes))  # a root given twice is walked once
+    seen = set(stack)
     while stack:
         node = stack.pop()
         for ni in node.inputs:
@@ -131,10 +173,86 @@ def _needed(root_nodes, targets) -> set:
     return needed
 
 
+class Targets:
+    """The ``inputs`` of ``backward(inputs=...)`` or, with ``capture``, of ``autograd.grad``.
+
+    Only nodes that lead to a target run (``skips``). ``backward`` accumulates into the targets'
+    ``.grad``: a leaf through its AccumulateGrad, a non-leaf by retaining its grad, as PyTorch
+    does. ``grad`` captures the gradient arriving at each target and leaves ``.grad`` alone.
+    """
+
+    __slots__ = ("inputs", "capture", "nodes", "needed", "captured")
+
+    def __init__(self, inputs, capture, root_nodes):
+        self.inputs = inputs
+        self.capture = capture
+        self.nodes = {}
+        for i, t in enumerate(inputs):
+            node = gradient_edge(t)
+            if node is None:
+                raise RuntimeError(f"element {i} of the inputs does not require grad and does not have a grad_fn")
+            self.nodes.setdefault(node, []).append(i)
+            if not capture and not isinstance(node, AccumulateGrad):
+                t.retain_grad()
+        self.needed = _needed(root_nodes, self.nodes)
+        self.captured = [None] * len(inputs) if capture else None
+
+    def skips(self, node) -> bool:
+        return node not in self.needed
+
+    def accumulates(self, node) -> bool:
+        """Whether a leaf's AccumulateGrad adds into ``.grad`` in this pass."""
+        return not self.capture and node in self.nodes
+
+    def take(self, node, grad, tracer):
+        """Capture ``grad`` for the targets at ``node`` (a leaf's hooks see it first); returns
+        the gradient the node itself then uses."""
+        if self.capture and node in self.nodes:
+            if isinstance(node, AccumulateGrad):
+                grad = node.run_hooks(grad)  # a leaf's hooks see its gradient, as in PyTorch
+            indices = self.nodes[node]
+            for i in indices:
+                self.captured[i] = grad
+            tracer.on_capture(node, indices, grad)
+        return grad
+
+    def result(self, allow_unused):
+        for i, g in enumerate(self.captured):
+            if g is None and not allow_unused:
+                raise RuntimeError(
+                    f"One of the differentiated Tensors (input {i}) appears to not have been used "
+                    "in the graph. Set allow_unused=True if this is the desired behavior."
+                )
+        return tuple(self.captured)
+
+
+class _AllNodes:
+    """The targets of a plain ``backward``: every node runs, every leaf accumulates."""
+
+    __slots__ = ()
+    capture = False
+
+    @staticmethod
+    def skips(node):
+        return False
+
+    @staticmethod
+    def accumulates(node):
+        return True
+
+    @staticmethod
+    def take(node, grad, tracer):
+        return grad
+
+
+_ALL_NODES = _AllNodes()
+
+
 # -- step 3: process -------------------------------------------------------------------------
 
 
 def _check_gradients(node, grads):
+    """ADR 0005: every returned gradient has the shape and dtype its NodeInput recorded."""
     inputs = node.inputs
     if len(grads) != len(inputs):
         raise RuntimeError(
@@ -164,12 +282,65 @@ def _check_gradients(node, grads):
             )
 
 
-def _run_pre_hooks(node, grad):
-    for hook in node._pre_hooks:
-        result = hook((grad,))
-        if result is not None:
-            grad = result[0]
-    return grad
+def _apply(node, grad, targets, tracer):
+    """Run one node on its complete gradient: pre-hooks, capture, the node, post-hooks.
+    Returns the gradients for its inputs (none for a leaf's AccumulateGrad)."""
+    tracer.on_node(node, grad)
+    if node._pre_hooks:
+        grad = run_pre_hooks(node, grad)
+        tracer.on_hooks(node, "pre", len(node._pre_hooks), grad)
+    grad = targets.take(node, grad, tracer)
+    if type(node) is AccumulateGrad:
+        if targets.accumulates(node):
+            node.apply(grad)
+            tracer.on_accumulate(node, node.variable._meta.grad)
+        return ()
+    grads = node.apply(grad)
+    _check_gradients(node, grads)
+    if node._hooks:
+        grads = run_node_hooks(node, grads, grad)
+        tracer.on_hooks(node, "post", len(node._hooks), grads)
+    return grads
+
+
+def _send(node, grads, buffers, deps, ready, tracer):
+    """Add each returned gradient into its target's buffer and count the edge as done; a
+    target whose count reaches zero becomes ready."""
+    for i, ni in enumerate(node.inputs):
+        edge = ni.edge
+        if edge is None:
+            continue
+        g = grads[i] if i < len(grads) else None
+        if g is not None:
+            buffers[edge] = buffers[edge] + g if edge in buffers else g
+        before = deps[edge]
+        deps[edge] = before - 1
+        if before == 1:
+            ready.append(edge)
+        tracer.on_send(node, i, edge, g, buffers.get(edge), before, before - 1, before == 1)
+
+
+def _process(ready, buffers, deps, targets, retain_graph, tracer):
+    """Step 3: pop a ready node, apply it, send its gradients, release it."""
+    node = None
+    try:
+        while ready:
+            node = ready.pop()
+            grad = buffers.pop(node, None)
+            skip = grad is None or targets.skips(node)
+            if skip:
+                tracer.on_skip(node)
+                grads = ()
+            else:
+                grads = _apply(node, grad, targets, tracer)
+            _send(node, grads, buffers, deps, ready, tracer)
+            released = not retain_graph and not skip
+            if released and type(node) is not AccumulateGrad:
+                node.release_variables()
+            tracer.on_step_end(node, list(ready) if tracer is not NO_TRACER else None, released)
+    except BaseException as exc:
+        tracer.on_error(node, exc)
+        raise
 
 
 def run_backward(roots, grad_roots, retain_graph=False, inputs=None, capture=False, allow_unused=False):
@@ -183,118 +354,28 @@ def run_backward(roots, grad_roots, retain_graph=False, inputs=None, capture=Fal
         from ..tensor import Tensor
 
         _Tensor = Tensor
-    tracer = _tracer if _depth == 0 else None
+    tracer = _tracer if _tracer is not None and _depth == 0 else NO_TRACER
     root_nodes, seeds = _seed(roots, grad_roots)
-
-    targets = None
-    if inputs is not None:
-        targets = {}
-        for i, t in enumerate(inputs):
-            node = gradient_edge(t)
-            if node is None:
-                raise RuntimeError(f"element {i} of the inputs does not require grad and does not have a grad_fn")
-            targets.setdefault(node, []).append(i)
-
+    targets = Targets(inputs, capture, root_nodes) if inputs is not None else _ALL_NODES
     deps = count_dependencies(root_nodes)
-    needed = _needed(root_nodes, targets) if targets is not None else None
 
     buffers = {}
     for node, seed in zip(root_nodes, seeds):
         buffers[node] = buffers[node] + seed if node in buffers else seed
-    ready = []
-    for node in reversed(root_nodes):
-        if deps.get(node, 0) == 0 and node not in ready:
-            ready.append(node)
-    captured = [None] * len(inputs) if capture else None
-    if tracer is not None:
-        tracer.on_start(root_nodes, seeds, deps, roots, list(ready))
+    ready = [node for node in dict.fromkeys(reversed(root_nodes)) if deps.get(node, 0) == 0]
+    tracer.on_start(root_nodes, seeds, deps, roots, list(ready))
 
     gc_was_enabled = gc.isenabled()
     gc.disable()
     grad_mode_before = _grad_state.enabled
     _grad_state.enabled = False
-    node = None
     _depth += 1
     try:
-        while ready:
-            node = ready.pop()
-            grad = buffers.pop(node, None)
-            skip = grad is None or (needed is not None and node not in needed)
-            if skip:
-                grads = ()
-                if tracer is not None:
-                    tracer.on_skip(node)
-            else:
-                if tracer is not None:
-                    tracer.on_node(node, grad)
-                if node._pre_hooks:
-                    grad = _run_pre_hooks(node, grad)
-                    if tracer is not None:
-                        tracer.on_hooks(node, "pre", len(node._pre_hooks), grad)
-                if targets is not None and node in targets:
-                    if capture:
-                        if isinstance(node, AccumulateGrad):
-                            grad = node.run_hooks(grad)  # a leaf's hooks see its gradient, as in PyTorch
-                        for i in targets[node]:
-                            captured[i] = grad
-                        if tracer is not None:
-                            tracer.on_capture(node, targets[node], grad)
-                    elif not isinstance(node, AccumulateGrad):
-                        for i in targets[node]:
-                            inputs[i]._accumulate_grad(grad)
-                if isinstance(node, AccumulateGrad):
-                    if not capture and (targets is None or node in targets):
-                        node.apply(grad)
-                        if tracer is not None:
-                            tracer.on_accumulate(node, node.variable._meta.grad)
-                    grads = ()
-                else:
-                    grads = node.apply(grad)
-                    _check_gradients(node, grads)
-                    if node._hooks:
-                        for hook in node._hooks:
-                            result = hook(grads, (grad,))
-                            if result is not None:
-                                grads = tuple(result)
-                        if tracer is not None:
-                            tracer.on_hooks(node, "post", len(node._hooks), grads)
-            inputs_of_node = node.inputs
-            for i, ni in enumerate(inputs_of_node):
-                edge = ni.edge
-                if edge is None:
-                    continue
-                g = grads[i] if i < len(grads) else None
-                if g is not None:
-                    buffers[edge] = buffers[edge] + g if edge in buffers else g
-                before = deps[edge]
-                deps[edge] = before - 1
-                if before == 1:
-                    ready.append(edge)
-                if tracer is not None:
-                    tracer.on_send(node, i, edge, g, buffers.get(edge), before, before - 1, before == 1)
-            if not retain_graph and not skip and not isinstance(node, AccumulateGrad):
-                node.release_variables()
-            if tracer is not None:
-                tracer.on_step_end(node, list(ready), not retain_graph and not skip)
-        node = None
-    except BaseException as exc:
-        if tracer is not None:
-            tracer.on_error(node, exc)
-        raise
+        _process(ready, buffers, deps, targets, retain_graph, tracer)
     finally:
         _depth -= 1
         _grad_state.enabled = grad_mode_before
         if gc_was_enabled:
             gc.enable()
-        if tracer is not None:
-            tracer.on_end()
-
-    if capture:
-        for i, g in enumerate(captured):
-            if g is None and not allow_unused:
-                raise RuntimeError(
-                    f"One of the differentiated Tensors (input {i}) appears to not have been used "
-                    "in the graph. Set allow_unused=True if this is the desired behavior."
-                )
-        return tuple(captured)
-    return None
+        tracer.on_end()
+    return targets.result(allow_unused) if capture else None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 
+from .hooks import run_tensor_hooks
 from .saved import SavedTensor
 
 __all__ = ["Node", "NodeInput", "FunctionNode", "AccumulateGrad"]
@@ -242,16 +243,13 @@ class AccumulateGrad(Node):
     def run_hooks(self, grad):
         """The leaf's tensor hooks, in order; each may return a replacement gradient."""
         hooks = self.variable._meta.hooks
-        if hooks:
-            for hook in hooks:
-                replaced = hook(grad)
-                if replaced is not None:
-                    grad = replaced
-        return grad
+        return run_tensor_hooks(hooks, grad) if hooks else grad
 
     def apply(self, grad):
-        grad = self.run_hooks(grad)
         meta = self.variable._meta
+        if not meta.requires_grad:  # requires_grad_(False) or detach_() since the graph was built
+            return ()
+        grad = self.run_hooks(grad)
         if meta.grad is None:
             meta.grad = grad.clone()
         else:

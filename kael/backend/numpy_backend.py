@@ -58,6 +58,13 @@ def _erf(x):
     return out.reshape(x.shape)
 
 
+def _sign(x):
+    if x.dtype.kind != "f":
+        return np.sign(x)
+    one = x.dtype.type(1)
+    return np.where(x > 0, one, np.where(x < 0, -one, x.dtype.type(0)))  # nan and -0.0 give 0.0
+
+
 def _sigmoid(x):
     # 1 / (1 + exp(-x)) without overflow warnings for large negative x.
     out = np.empty_like(x)
@@ -79,7 +86,7 @@ _UNARY = {
     "tanh": np.tanh,
     "sigmoid": _sigmoid,
     "relu": lambda x: np.maximum(x, x.dtype.type(0)),
-    "sign": np.sign,
+    "sign": _sign,
     "erf": _erf,
     "log1p": np.log1p,
     "expm1": np.expm1,
@@ -162,8 +169,13 @@ class NumpyBackend(Backend):
 
     def offset(self, a):
         base = a
-        while base.base is not None and isinstance(base.base, np.ndarray):
-            base = base.base
+        while True:
+            up = base.base
+            if not isinstance(up, np.ndarray):
+                up = getattr(up, "base", None)  # as_strided (expand) keeps its array in a DummyArray
+                if not isinstance(up, np.ndarray):
+                    break
+            base = up
         return (a.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // a.itemsize
 
     def is_contiguous(self, a):
@@ -205,9 +217,12 @@ class NumpyBackend(Backend):
 
     def expand(self, a, shape):
         try:
-            return np.broadcast_to(a, shape)
+            out = np.broadcast_to(a, shape)
         except ValueError:
             raise broadcast_error(a.shape, shape) from None
+        if a.flags.writeable:  # writable, as PyTorch's expand is (fill_ writes through it)
+            out = np.lib.stride_tricks.as_strided(a, out.shape, out.strides)
+        return out
 
     def getitem(self, a, key):
         try:
@@ -218,6 +233,8 @@ class NumpyBackend(Backend):
             # numpy gives a scalar copy for a[i, j]; with a trailing Ellipsis it gives the 0-d view
             # a tensor needs (x[0].fill_(1) must write into x).
             out = a[key + (Ellipsis,)]
+        elif not out.flags.c_contiguous and any(isinstance(k, np.ndarray) for k in key):
+            out = np.array(out, order="C")  # PyTorch's advanced-index results are contiguous
         return out
 
     def setitem(self, a, key, value):

@@ -56,23 +56,37 @@ def ones_(t):
     return constant_(t, 1.0)
 
 
+def _no_op_when_empty(init):
+    """PyTorch: initializing a zero-element tensor is a no-op (its fans may be 0)."""
+
+    def wrapper(t, *args, **kwargs):
+        return t if t.numel() == 0 else init(t, *args, **kwargs)
+
+    wrapper.__name__, wrapper.__doc__ = init.__name__, init.__doc__
+    return wrapper
+
+
+@_no_op_when_empty
 def xavier_uniform_(t, gain=1.0, generator=None):
     fan_in, fan_out = _fans(t)
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
     return uniform_(t, -bound, bound, generator)
 
 
+@_no_op_when_empty
 def xavier_normal_(t, gain=1.0, generator=None):
     fan_in, fan_out = _fans(t)
     return normal_(t, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)
 
 
+@_no_op_when_empty
 def kaiming_uniform_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     fan = _fans(t)[0 if mode == "fan_in" else 1]
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)
     return uniform_(t, -bound, bound, generator)
 
 
+@_no_op_when_empty
 def kaiming_normal_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     fan = _fans(t)[0 if mode == "fan_in" else 1]
     return normal_(t, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)

@@ -128,11 +128,12 @@ class Pow(Function):
             ga = where(b == 0, 0.0, g * b * a ** (b - 1))
         gb = None
         if need[1]:
-            # d/db a**b = a**b * log(a); defined as 0 where a == 0 (PyTorch's convention).
+            # d/db a**b = a**b * log(a)
             from .unary import log  # unary imports this module
 
+            # defined as 0 where a == 0 and b >= 0 (PyTorch's convention; 0**-1 gives -inf)
             y = saved[2]
-            gb = where(a == 0, 0.0, g * y * log(where(a == 0, 1.0, a)))
+            gb = where((a == 0) & (b >= 0), 0.0, g * y * log(a))
         return _grads(ctx, ga, gb)
 
 
@@ -200,14 +201,15 @@ class Clamp(Function):
 
 
 class Maximum(Function):
-    """y = max(a, b);  da = g where a > b (half where equal);  db = g where b > a (half where equal)"""
+    """y = max(a, b);  da = g unless a < b (half where equal);  db = g unless b < a (half where
+    equal). PyTorch's rule: against a nan, both sides get the whole g."""
 
     saved_names = ("self", "other")
     op = "maximum"
 
     @staticmethod
-    def wins(a, b):
-        return a > b
+    def loses(a, b):
+        return a < b
 
     @classmethod
     def forward(cls, ctx, a, b):
@@ -217,18 +219,22 @@ class Maximum(Function):
     @classmethod
     def backward(cls, ctx, g):
         a, b = ctx.saved_tensors
-        share = where(cls.wins(a, b), 1.0, where(a == b, 0.5, 0.0)).to(g.dtype)
-        return _grads(ctx, g * share, g * (1 - share))
+        need = ctx.needs_input_grad
+        tie = a == b
+        ga = g * where(tie, 0.5, where(cls.loses(a, b), 0.0, 1.0)).to(g.dtype) if need[0] else None
+        gb = g * where(tie, 0.5, where(cls.loses(b, a), 0.0, 1.0)).to(g.dtype) if need[1] else None
+        return _grads(ctx, ga, gb)
 
 
 class Minimum(Maximum):
-    """y = min(a, b);  da = g where a < b (half where equal);  db = g where b < a (half where equal)"""
+    """y = min(a, b);  da = g unless a > b (half where equal);  db = g unless b > a (half where
+    equal)"""
 
     op = "minimum"
 
     @staticmethod
-    def wins(a, b):
-        return a < b
+    def loses(a, b):
+        return a > b
 
 
 class Where(Function):
@@ -336,11 +342,45 @@ logical_or = _compare("logical_or")
 logical_xor = _compare("logical_xor")
 
 
-def floor_divide(a, b):
-    (a, b), dtype = operands(a, b)
-    return _wrap(B.binary("floordiv", promoted(a, dtype), promoted(b, dtype)))
+class FloorDivide(Function):
+    """y = floor(a / b);  da = 0;  db = 0 (PyTorch records the node with zero gradients)"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _integer_safe_forward("floordiv", a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        na, nb = ctx.inputs
+        need = ctx.needs_input_grad
+        return (g.new_zeros(na.shape) if need[0] else None, g.new_zeros(nb.shape) if need[1] else None)
 
 
-def remainder(a, b):
+class Remainder(Function):
+    """y = a - floor(a / b) * b;  da = g;  db = -g * floor(a / b)"""
+
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[1] else None)
+        return _integer_safe_forward("remainder", a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        gb = -g * floor_divide(a, b) if ctx.needs_input_grad[1] else None
+        return _grads(ctx, g, gb)
+
+
+def _integer_safe_forward(op, a, b):
+    """floordiv/remainder; an integer division by zero raises as PyTorch's does."""
     (a, b), dtype = operands(a, b)
-    return _wrap(B.binary("remainder", promoted(a, dtype), promoted(b, dtype)))
+    db = promoted(b, dtype)
+    if not dtype.is_floating_point and B.item(B.sum(B.binary("eq", db, B.full((), 0, dtype)), tuple(range(len(B.shape(db)))), False)):
+        raise RuntimeError("ZeroDivisionError")
+    return B.binary(op, promoted(a, dtype), db)
+
+
+floor_divide = _binary(FloorDivide, "floor_divide")
+remainder = _binary(Remainder, "remainder")

@@ -73,8 +73,39 @@ class Index(Function):
         return out
 
 
+def _split_ints(key):
+    """PyTorch's placement of advanced-index dims: integer indices select first, as basic
+    indexing; the dims of the tensor indices then go where numpy's rule puts them among the
+    remaining dims (numpy itself counts an int as one more advanced index, so
+    ``x[1, :, [0, 1]]`` would be [2, 3] instead of PyTorch's [3, 2]).
+
+    Returns ``(basic_key, advanced_key)``, or ``None`` when the key needs no split."""
+    if _is_basic(key) or not any(type(k) is int for k in key):
+        return None
+    first, second = [], []
+    for k in key:
+        if type(k) is int:
+            first.append(k)
+        elif k is None or isinstance(k, slice):
+            first.append(k)
+            second.append(slice(None))
+        elif k is Ellipsis:
+            first.append(k)
+            second.append(k)
+        else:  # an index array: it keeps the dims it consumes for the second step
+            consumed = len(B.shape(k)) if B.dtype(k) is dt.bool_ else 1
+            first.extend([slice(None)] * consumed)
+            second.append(k)
+    return tuple(first), tuple(second)
+
+
 def index(a, key):
-    return Index.apply(a, key=_normalize_key(key))
+    key = _normalize_key(key)
+    split = _split_ints(key)
+    if split is not None:
+        a = Index.apply(a, key=split[0])
+        key = split[1]
+    return Index.apply(a, key=key)
 
 
 # -- in place ----------------------------------------------------------------------------------
@@ -95,6 +126,19 @@ def check_inplace(t: Tensor, op: str, source=None) -> None:
         raise RuntimeError(f"{op} is not supported with a source that requires grad")
 
 
+_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def check_no_overlap(arr) -> None:
+    """PyTorch refuses writes into a tensor whose elements share memory (an ``expand``ed one)."""
+    for n, st in zip(B.shape(arr), B.strides(arr)):
+        if st == 0 and n > 1:
+            raise RuntimeError(_OVERLAP)
+
+
 def _source_array(t: Tensor, value, op: str):
     """``value`` as an array of ``t``'s dtype; refuses a cast that would lose the category."""
     (_, v), result = operands(t, value)
@@ -104,11 +148,16 @@ def _source_array(t: Tensor, value, op: str):
     return arr if B.dtype(arr) is t.dtype else B.astype(arr, t.dtype)
 
 
+_TORCH_NAMES = {dt.int64: "long int", dt.bool_: "bool"}
+
+
 def inplace_binary(t: Tensor, op: str, other, name: str) -> Tensor:
     check_inplace(t, name, other)
     if op == "div" and not t.dtype.is_floating_point:
         raise RuntimeError(f"result type {dt.get_default_dtype().name} can't be cast to the desired output type {t.dtype.name} in {name}")
-    B.binary_(op, t._data, _source_array(t, other, name))
+    src = _source_array(t, other, name)
+    check_no_overlap(t._data)
+    B.binary_(op, t._data, src)
     t._storage.bump()
     return t
 
@@ -117,6 +166,7 @@ def inplace_copy(t: Tensor, src) -> Tensor:
     check_inplace(t, "copy_", src)
     src = src if isinstance(src, Tensor) else _wrap(B.full((), src, t.dtype))
     arr = src._data if src.dtype is t.dtype else B.astype(src._data, t.dtype)
+    check_no_overlap(t._data)
     B.copy_(t._data, arr)
     t._storage.bump()
     return t
@@ -137,16 +187,30 @@ def inplace_clamp(t: Tensor, lo, hi) -> Tensor:
     check_inplace(t, "clamp_")
     if lo is None and hi is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    if not t.dtype.is_floating_point and (isinstance(lo, float) or isinstance(hi, float)):
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_TORCH_NAMES[t.dtype]}")
+    check_no_overlap(t._data)
     B.copy_(t._data, B.clip(t._data, lo, hi))
     t._storage.bump()
     return t
 
 
 def index_put_(t: Tensor, key, value) -> Tensor:
-    """``t[key] = value``: writes through ``t``'s storage and bumps its version once."""
+    """``t[key] = value``: writes through ``t``'s storage and bumps its version once. The value
+    is cast to ``t``'s dtype as PyTorch does (``int_tensor[0] = 1.7`` stores 1)."""
     check_inplace(t, "index_put_", value)
     key = _normalize_key(key)
-    B.setitem(t._data, key, _source_array(t, value, "index_put_"))
+    dst = t._data
+    split = _split_ints(key)
+    if split is not None:
+        dst = B.getitem(dst, split[0])
+        key = split[1]
+    check_no_overlap(B.getitem(dst, key) if _is_basic(key) else dst)
+    if isinstance(value, Tensor):
+        arr = value._data
+    else:
+        arr = operands(t, value)[0][1]._data
+    B.setitem(dst, key, arr if B.dtype(arr) is t.dtype else B.astype(arr, t.dtype))
     t._storage.bump()
     return t
 

@@ -7,7 +7,8 @@ from ..autograd.function import Function
 from ..backend.errors import fmt_shape
 from ..tensor import B, Tensor, _wrap
 from .reduction import log_softmax
-from .unary import exp, log, relu, sigmoid
+from .arithmetic import minimum
+from .unary import exp, log, sigmoid
 
 __all__ = ["mse_loss", "nll_loss", "cross_entropy", "binary_cross_entropy_with_logits", "binary_cross_entropy"]
 
@@ -102,33 +103,72 @@ def cross_entropy(input, target, reduction="mean", ignore_index=-100):
     return nll_loss(logp, target, reduction, ignore_index)
 
 
+_TORCH_DTYPE_NAMES = {dt.float32: "Float", dt.float64: "Double", dt.int64: "Long", dt.bool_: "Bool"}
+
+
+def _log_sigmoid(x: Tensor) -> Tensor:
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), finite for every finite x."""
+    return minimum(x, 0.0) - _wrap(B.unary("log1p", exp(-x.abs())._data))
+
+
 class BceWithLogits(Function):
-    """y = max(x, 0) - x * t + log(1 + exp(-|x|));  dx = g * (sigmoid(x) - t);  dt = -g * x"""
+    """y = (1 - t) * x - log_sigmoid(x);  dx = g * (sigmoid(x) - t);  dt = -g * x
+
+    PyTorch's formula, in the target's dtype (PyTorch computes it in place on ``1 - target``)."""
 
     saved_names = ("self", "target")
 
     @staticmethod
     def forward(ctx, x, t):
         ctx.save_for_backward(x, t)
-        return relu(x) - x * t + log(1 + exp(-x.abs()))
+        return ((1 - t) * x - _log_sigmoid(x)).to(t.dtype)
 
     @staticmethod
     def backward(ctx, g):
         x, t = ctx.saved_tensors
+        nx, nt = ctx.inputs
         need = ctx.needs_input_grad
-        return (g * (sigmoid(x) - t) if need[0] else None, -g * x if need[1] else None)
+        return (
+            (g * (sigmoid(x) - t)).to(nx.dtype) if need[0] else None,
+            (-g * x).to(nt.dtype) if need[1] else None,
+        )
 
 
 def binary_cross_entropy_with_logits(input, target, reduction="mean"):
     """Binary cross-entropy of ``sigmoid(input)`` against ``target``, computed stably from logits."""
     if input.shape != target.shape:
         raise ValueError(f"Target size ({fmt_shape(target.shape)}) must be the same as input size ({fmt_shape(input.shape)})")
-    return _reduce(BceWithLogits.apply(input, target.to(input.dtype)), reduction)
+    return _reduce(BceWithLogits.apply(input, target), reduction)
+
+
+class BinaryCrossEntropy(Function):
+    """y = -(t * max(log(p), -100) + (1 - t) * max(log(1 - p), -100));
+    dp = g * (p - t) / max(p * (1 - p), 1e-12);  dt = g * (log(1 - p) - log(p))
+
+    PyTorch clamps the logs at -100, so p = 0 or 1 gives a finite loss and gradient."""
+
+    saved_names = ("self", "target")
+
+    @staticmethod
+    def forward(ctx, p, t):
+        ctx.save_for_backward(p, t)
+        return -(t * log(p).clamp(min=-100.0) + (1 - t) * log(1 - p).clamp(min=-100.0))
+
+    @staticmethod
+    def backward(ctx, g):
+        p, t = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        gp = g * (p - t) / (p * (1 - p)).clamp(min=1e-12) if need[0] else None
+        gt = g * (log(1 - p) - log(p)) if need[1] else None
+        return gp, gt
 
 
 def binary_cross_entropy(input, target, reduction="mean"):
-    """-(t log p + (1 - t) log(1 - p)) for probabilities ``input``."""
+    """-(t log p + (1 - t) log(1 - p)) for probabilities ``input``, each log clamped at -100."""
     if input.shape != target.shape:
         raise ValueError(f"Target size ({fmt_shape(target.shape)}) must be the same as input size ({fmt_shape(input.shape)})")
-    p = input.clamp(1e-12, 1 - 1e-7) if input.dtype is dt.float32 else input.clamp(1e-12, 1 - 1e-12)
-    return _reduce(-(target * log(p) + (1 - target) * log(1 - p)), reduction)
+    if target.dtype is not input.dtype:
+        raise RuntimeError(
+            f"Found dtype {_TORCH_DTYPE_NAMES[target.dtype]} but expected {_TORCH_DTYPE_NAMES[input.dtype]}"
+        )
+    return _reduce(BinaryCrossEntropy.apply(input, target), reduction)

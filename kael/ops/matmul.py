@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from .. import dtype as dt
 from ..autograd.function import Function
 from ..backend.errors import matmul_error
@@ -71,6 +73,12 @@ def bmm(a, b):
     return matmul(a, b)
 
 
+def _rows(t):
+    """``t`` as a matrix [every leading dim, last dim] (a -1 cannot be inferred with 0 columns)."""
+    shape = t.shape
+    return t.reshape(math.prod(shape[:-1]), shape[-1])
+
+
 class Linear(Function):
     """y = x @ W^T + b;  dx = g @ W;  dW = g^T @ x (over every leading dim);  db = sum(g)"""
 
@@ -94,9 +102,7 @@ class Linear(Function):
         gx = (g @ w).to(nx.dtype) if need[0] else None
         gw = None
         if need[1]:
-            g2 = g.reshape(-1, g.shape[-1])
-            x2 = x.reshape(-1, x.shape[-1])
-            gw = (g2.mT @ x2).to(nw.dtype)
+            gw = (_rows(g).mT @ _rows(x)).to(nw.dtype)
         gb = None
         if len(need) > 2 and need[2]:
             nb = ctx.inputs[2]

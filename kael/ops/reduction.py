@@ -15,6 +15,28 @@ __all__ = [
 ]
 
 
+def _dims(dim, ndim) -> tuple:
+    """``norm_dims`` for reductions: an empty list of dims means every dim, as in PyTorch."""
+    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
+        dim = None
+    return norm_dims(dim, ndim)
+
+
+def _check_nonempty(name, a, dims, whole):
+    """PyTorch's errors for max-like reductions over nothing."""
+    shape = a.shape
+    if whole:
+        if a.numel() == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return
+    for d in dims:
+        if shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
 def _kept_shape(shape, dims):
     return tuple(1 if i in dims else n for i, n in enumerate(shape))
 
@@ -44,7 +66,7 @@ class Sum(Function):
 
 def sum(a, dim=None, keepdim=False, dtype=None):
     """Sum over ``dim`` (an int, a tuple of ints, or ``None`` for every dim)."""
-    dims = norm_dims(dim, a.ndim)
+    dims = _dims(dim, a.ndim)
     if dtype is not None:
         dtype = dt.as_dtype(dtype)
     return Sum.apply(a, dims=dims, keepdim=keepdim, dtype=dtype)
@@ -63,21 +85,38 @@ def mean(a, dim=None, keepdim=False):
             f"mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {a.dtype.name}"
         )
-    dims = norm_dims(dim, a.ndim)
+    dims = _dims(dim, a.ndim)
     n = _count(a.shape, dims)
     return Sum.apply(a, dims=dims, keepdim=keepdim, dtype=None) / n
 
 
 def var(a, dim=None, keepdim=False, unbiased=True):
-    dims = norm_dims(dim, a.ndim)
+    dims = _dims(dim, a.ndim)
     n = _count(a.shape, dims)
     centered = a - mean(a, dims, keepdim=True)
-    denominator = n - 1 if unbiased and n > 1 else n  # this module's max() is the tensor op
+    denominator = (n - 1 if n else 0) if unbiased else n  # one element, unbiased: 0 / 0 = nan
     return sum(centered * centered, dims, keepdim) / denominator
 
 
+class Std(Function):
+    """y = sqrt(var);  dvar = g / (2 * y), and 0 where y == 0 (PyTorch's std_backward)"""
+
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, v):
+        out = _wrap(B.unary("sqrt", v._data))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return where(y == 0, 0.0, g / (2 * y))
+
+
 def std(a, dim=None, keepdim=False, unbiased=True):
-    return var(a, dim, keepdim, unbiased).sqrt()
+    return Std.apply(var(a, dim, keepdim, unbiased))
 
 
 class Amax(Function):
@@ -87,9 +126,9 @@ class Amax(Function):
     reduce = "amax"
 
     @classmethod
-    def forward(cls, ctx, a, dims=(), keepdim=False):
+    def forward(cls, ctx, a, dims=(), keepdim=False, nan_shares=False):
         out = _wrap(getattr(B, cls.reduce)(a._data, dims, keepdim))
-        ctx.dims, ctx.keepdim = dims, keepdim
+        ctx.dims, ctx.keepdim, ctx.nan_shares = dims, keepdim, nan_shares
         ctx.save_for_backward(a, out)
         return out
 
@@ -98,7 +137,10 @@ class Amax(Function):
         a, y = ctx.saved_tensors
         shape = a.shape
         y = _unreduce(y, shape, ctx.dims, ctx.keepdim)
-        mask = (a == y).to(g.dtype)
+        mask = a == y
+        if ctx.nan_shares:  # max()/min() of everything: a nan result comes from the nan elements
+            mask = mask | ((a != a) & (y != y))
+        mask = mask.to(g.dtype)
         count = mask.sum(ctx.dims, keepdim=True)
         return _unreduce(g, shape, ctx.dims, ctx.keepdim) * mask / count
 
@@ -109,12 +151,18 @@ class Amin(Amax):
     reduce = "amin"
 
 
+def _amax_like(cls, name, a, dim, keepdim, nan_shares=False):
+    dims = _dims(dim, a.ndim)
+    _check_nonempty(name, a, dims, dim is None or not isinstance(dim, int) and len(dim) == 0)
+    return cls.apply(a, dims=dims, keepdim=keepdim, nan_shares=nan_shares)
+
+
 def amax(a, dim=None, keepdim=False):
-    return Amax.apply(a, dims=norm_dims(dim, a.ndim), keepdim=keepdim)
+    return _amax_like(Amax, "amax", a, dim, keepdim)
 
 
 def amin(a, dim=None, keepdim=False):
-    return Amin.apply(a, dims=norm_dims(dim, a.ndim), keepdim=keepdim)
+    return _amax_like(Amin, "amin", a, dim, keepdim)
 
 
 class Max(Function):
@@ -125,6 +173,11 @@ class Max(Function):
 
     @classmethod
     def forward(cls, ctx, a, dim=0, keepdim=False):
+        ctx.dim, ctx.keepdim = dim, keepdim
+        if not B.shape(a._data):  # a 0-d tensor: a copy and index 0, as PyTorch gives
+            idx = _wrap(B.full((), 0, dt.int64))
+            ctx.save_for_backward(idx)
+            return _wrap(B.copy(a._data)), idx
         idx = getattr(B, cls.arg)(a._data, dim, True)
         values = B.getitem(a._data, _take_key(a.ndim, dim, idx))
         values = _wrap(values if keepdim else B.view(values, tuple(n for i, n in enumerate(B.shape(values)) if i != dim)))
@@ -137,6 +190,8 @@ class Max(Function):
     def backward(ctx, g):
         (idx,) = ctx.saved_tensors
         ni = ctx.inputs[0]
+        if not ni.shape:
+            return g
         if not ctx.keepdim:
             g = g.unsqueeze(ctx.dim)
         out = _wrap(B.full(ni.shape, 0, g.dtype))
@@ -177,39 +232,50 @@ class _MinMaxResult(tuple):
         return self[1]
 
 
-def _extreme(a, dim, keepdim, whole, along, elementwise):
+def _extreme(name, a, dim, keepdim, whole, along, elementwise):
     if isinstance(dim, Tensor):  # max(a, b): the elementwise maximum, as torch.max does
         return elementwise(a, dim)
     if dim is None:
-        return whole(a)
-    return _MinMaxResult(along.apply(a, dim=norm_dim(dim, a.ndim), keepdim=keepdim))
+        return _amax_like(whole, name, a, None, False, nan_shares=True)
+    d = norm_dim(dim, a.ndim)
+    _check_nonempty(name, a, (d,) if a.ndim else (), False)
+    return _MinMaxResult(along.apply(a, dim=d, keepdim=keepdim))
 
 
 def max(a, dim=None, keepdim=False):
     """``max(a)`` is the largest element; ``max(a, dim)`` returns ``(values, indices)``."""
-    return _extreme(a, dim, keepdim, amax, Max, maximum)
+    return _extreme("max", a, dim, keepdim, Amax, Max, maximum)
 
 
 def min(a, dim=None, keepdim=False):
     """``min(a)`` is the smallest element; ``min(a, dim)`` returns ``(values, indices)``."""
-    return _extreme(a, dim, keepdim, amin, Min, minimum)
+    return _extreme("min", a, dim, keepdim, Amin, Min, minimum)
+
+
+def _arg_extreme(name, a, dim, keepdim):
+    d = None if dim is None else norm_dim(dim, a.ndim)
+    _check_nonempty(name, a, () if d is None or not a.ndim else (d,), d is None)
+    if not a.ndim:
+        return _wrap(B.full((), 0, dt.int64))
+    return _wrap(getattr(B, name)(a._data, d, keepdim and d is not None))
 
 
 def argmax(a, dim=None, keepdim=False):
-    d = None if dim is None else norm_dim(dim, a.ndim)
-    return _wrap(B.argmax(a._data, d, keepdim and d is not None))
+    return _arg_extreme("argmax", a, dim, keepdim)
 
 
 def argmin(a, dim=None, keepdim=False):
-    d = None if dim is None else norm_dim(dim, a.ndim)
-    return _wrap(B.argmin(a._data, d, keepdim and d is not None))
+    return _arg_extreme("argmin", a, dim, keepdim)
 
 
 def logsumexp(a, dim, keepdim=False):
     """log(sum(exp(a), dim)), computed stably around the max."""
-    dims = norm_dims(dim, a.ndim)
-    m = a.detach().amax(dims, keepdim=True)
-    m = where(m.abs() == float("inf"), 0.0, m)
+    dims = _dims(dim, a.ndim)
+    if a.numel():
+        m = a.detach().amax(dims, keepdim=True)
+        m = where(m.abs() == float("inf"), 0.0, m)
+    else:  # nothing to shift: the sum of no terms is 0 and its log -inf, as in PyTorch
+        m = _wrap(B.full(_kept_shape(a.shape, dims), 0, a.dtype))
     out = (a - m).exp().sum(dims, keepdim=True).log() + m
     return out if keepdim else out.squeeze(dims) if dims else out
 
@@ -222,7 +288,7 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, a, dim=-1):
         x = _wrap(a._data) if a.dtype.is_floating_point else a.to(dt.get_default_dtype())
-        shifted = x - x.amax(dim, keepdim=True)
+        shifted = x - x.amax(dim, keepdim=True) if x.numel() else x
         e = exp(shifted)
         out = e / e.sum(dim, keepdim=True)
         ctx.dim = dim
@@ -243,7 +309,7 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, a, dim=-1):
         x = _wrap(a._data) if a.dtype.is_floating_point else a.to(dt.get_default_dtype())
-        shifted = x - x.amax(dim, keepdim=True)
+        shifted = x - x.amax(dim, keepdim=True) if x.numel() else x
         out = shifted - exp(shifted).sum(dim, keepdim=True).log()
         ctx.dim = dim
         ctx.save_for_backward(out)

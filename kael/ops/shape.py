@@ -233,6 +233,9 @@ def cat(tensors, dim=0):
     for t in tensors:
         if not isinstance(t, Tensor):
             raise TypeError(f"cat(): expected a sequence of Tensors, got {type(t).__name__}")
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     first = tensors[0]
     d = norm_dim(dim, first.ndim)
     for i, t in enumerate(tensors[1:], 1):

@@ -174,7 +174,7 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
-        return where(y > 0, g, 0.0)
+        return where(y <= 0, 0.0, g)  # PyTorch's threshold_backward: relu'(nan) passes g
 
 
 class Silu(Function):
@@ -282,19 +282,52 @@ def gelu(a, approximate="none"):
     return Gelu.apply(a, approximate)
 
 
-# -- functions without gradients ---------------------------------------------------------------
+class Erf(Function):
+    """y = erf(a);  da = g * 2 / sqrt(pi) * exp(-a**2)"""
+
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return B.unary("erf", _float_input(a, "erf"))
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return reduce_grad(g * (_TWO_OVER_SQRT_PI * exp(-(a * a))), ctx.inputs[0])
 
 
-def _no_grad_unary(op, float_only=False):
-    def fn(a):
-        arr = _float_input(a, op) if float_only else a._data
-        return _wrap(B.unary(op, arr))
-
-    fn.__name__ = op
-    return fn
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
-sign = _no_grad_unary("sign")
-erf = _no_grad_unary("erf", float_only=True)
-floor = _no_grad_unary("floor")
-ceil = _no_grad_unary("ceil")
+class _PiecewiseConstant(Function):
+    """y = op(a) for a step function (sign, floor, ceil);  da = 0, as PyTorch gives it"""
+
+    op = None
+
+    @classmethod
+    def forward(cls, ctx, a):
+        return B.unary(cls.op, a._data)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.new_zeros(ctx.inputs[0].shape)
+
+
+class Sign(_PiecewiseConstant):
+    op = "sign"
+
+
+class Floor(_PiecewiseConstant):
+    op = "floor"
+
+
+class Ceil(_PiecewiseConstant):
+    op = "ceil"
+
+
+erf = _unary(Erf, "erf")
+sign = _unary(Sign, "sign")
+floor = _unary(Floor, "floor")
+ceil = _unary(Ceil, "ceil")

@@ -117,7 +117,7 @@ def _ieee_unary(op):
     if op in ("sin", "cos"):  # infinities give NaN
         return lambda xs: [f(x) if x - x == 0 else NAN for x in xs]
     # floor, ceil: infinities and NaN stay as they are
-    return lambda xs: [float(f(x)) if x - x == 0 else x for x in xs]
+    return lambda xs: [math.copysign(f(x), x) if x - x == 0 else x for x in xs]
 
 
 def _guarded_unary(op, fast=None):
@@ -135,12 +135,13 @@ _FLOAT_UNARY = {
     "tanh": _mapped(math.tanh),
     "sigmoid": _sigmoid,
     "relu": lambda xs: [0.0 if x < 0 else x for x in xs],
-    "sign": lambda xs: [1.0 if x > 0 else (-1.0 if x < 0 else x) for x in xs],
+    "sign": lambda xs: [1.0 if x > 0 else (-1.0 if x < 0 else 0.0) for x in xs],  # nan, -0.0: 0.0
     "erf": _mapped(math.erf),
     "log1p": _guarded_unary("log1p"),
     "expm1": _guarded_unary("expm1"),
-    "floor": _guarded_unary("floor", lambda xs: list(map(float, map(math.floor, xs)))),
-    "ceil": _guarded_unary("ceil", lambda xs: list(map(float, map(math.ceil, xs)))),
+    # copysign keeps the sign of a zero result (ceil(-0.5) is -0.0, as in IEEE arithmetic)
+    "floor": _guarded_unary("floor", lambda xs: [math.copysign(math.floor(x), x) for x in xs]),
+    "ceil": _guarded_unary("ceil", lambda xs: [math.copysign(math.ceil(x), x) for x in xs]),
     "square": lambda xs: [x * x for x in xs],
     "reciprocal": _guarded(
         lambda xs: [1.0 / x for x in xs], lambda xs: [1.0 / x if x else math.copysign(INF, x) for x in xs]
@@ -317,7 +318,7 @@ def binary_(op: str, a: PyArray, b: PyArray) -> None:
 def where(cond: PyArray, a: PyArray, b: PyArray) -> PyArray:
     try:
         shape = broadcast_shapes(cond.shape, a.shape, b.shape)
-    except ValueError:
+    except RuntimeError:
         raise broadcast_error(a.shape, b.shape, cond.shape) from None
     dtype = a.dtype if a.dtype is b.dtype else dt.promote_types(a.dtype, b.dtype)
     size = _size(shape)

@@ -159,7 +159,7 @@ def _advanced(shape, strides, offset, advanced, insert_at):
     index_shapes = [s for _, _, s in advanced]
     try:
         bshape = broadcast_shapes(*index_shapes)
-    except ValueError:
+    except RuntimeError:
         raise IndexError(f"shape mismatch: indexing {broadcast_error(*index_shapes)}") from None
     bsize = 1
     for n in bshape:
@@ -240,7 +240,7 @@ def _source(src: PyArray, shape: tuple, dtype) -> list:
     if s.shape != shape and s.size != 1:
         try:
             s = expand(s, shape)
-        except ValueError:
+        except RuntimeError:
             raise broadcast_error(src.shape, shape) from None
     return cast_values(broadcast_values(s, shape, size), src.dtype, dtype)
 

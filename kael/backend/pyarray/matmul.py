@@ -65,7 +65,7 @@ def matmul(a: PyArray, b: PyArray) -> PyArray:
         raise matmul_error(a.shape, b.shape)
     try:
         batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
-    except ValueError:
+    except RuntimeError:
         raise matmul_error(a.shape, b.shape) from None
     shape = batch + a.shape[-2:-1] + (b.shape[-1:] if len(b.shape) > 1 else ())
     count = 1

@@ -1,0 +1,439 @@
+"""Regression tests for issue 12: the 19 places where kael differed from PyTorch 2.13.
+
+Each test names its bug (``test_bugNN_...``) and holds the values PyTorch gives, so it runs on
+both backends and inside Pyodide without PyTorch installed. Where ADR 0005 decides otherwise,
+the README's "Deliberate deviations from PyTorch" lists it and these tests do not cover it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import kael
+from kael import autograd
+
+F64 = kael.float64
+NAN, INF = math.nan, math.inf
+
+
+def leaf(values, dtype=F64):
+    return kael.tensor(values, dtype=dtype, requires_grad=True)
+
+
+def same(a, b):
+    """Elementwise equality where nan equals nan and -0.0 differs from 0.0."""
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and math.isnan(a):
+        return isinstance(b, float) and math.isnan(b)
+    return a == b and (not isinstance(a, float) or math.copysign(1, a) == math.copysign(1, b))
+
+
+def check(t, expected):
+    got = t.tolist()
+    assert same(got, expected), f"got {got}, PyTorch gives {expected}"
+
+
+# 1 ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("repeats", [2, 3])
+def test_bug01_repeated_root_sums_its_seeds(repeats):
+    a = leaf([1.0, 2.0])
+    s = (a * a).sum()
+    autograd.backward([s] * repeats)
+    check(a.grad, [2.0 * repeats, 4.0 * repeats])
+    b = leaf([1.0, 2.0])
+    t = (b * b).sum()
+    (g,) = autograd.grad([t] * repeats, [b])
+    check(g, [2.0 * repeats, 4.0 * repeats])
+
+
+# 2 ------------------------------------------------------------------------------------------
+
+# (key, PyTorch's result shape) for arange(24).reshape(2, 3, 4)
+INDEX_CASES = [
+    ((1, slice(None), [0, 1]), (3, 2)),
+    ((slice(None), 1, [0, 1]), (2, 2)),
+    (([0, 1], 1, [0, 1]), (2,)),
+    (([0, 1], slice(None), [0, 1]), (2, 3)),
+    ((slice(None), [0, 1], [0, 1]), (2, 2)),
+    ((None, 1, [0, 1]), (1, 2, 4)),
+    ((1, None, slice(None), [1, 2, 3]), (1, 3, 3)),
+    ((Ellipsis, 1, [0, 2]), (2, 2)),
+    ((1, Ellipsis, [0, 2]), (3, 2)),
+    (([[0], [1]], 2, [0, 1, 2]), (2, 3)),
+    ((0, [True, False, True]), (2, 4)),
+    ((1, slice(None), [True, False, True, False]), (3, 2)),
+]
+
+
+@pytest.mark.parametrize("key,shape", INDEX_CASES)
+def test_bug02_advanced_index_dims_go_where_pytorch_puts_them(key, shape):
+    x = kael.arange(24.0).reshape(2, 3, 4)
+    y = x[key]
+    assert tuple(y.shape) == shape
+    assert y.is_contiguous()
+    y.view(-1)  # PyTorch's advanced-index results are contiguous
+    xg = kael.arange(24.0, dtype=F64).reshape(2, 3, 4).requires_grad_()
+    xg[key].sum().backward()
+    z = kael.zeros(2, 3, 4, dtype=F64)
+    z[key] = kael.ones(shape, dtype=F64)  # assignment uses the same placement
+    assert xg.grad.tolist() == z.tolist()
+
+
+def test_bug02_values_follow_pytorch():
+    x = kael.arange(24.0).reshape(2, 3, 4)
+    check(x[1, :, [0, 1]], [[12.0, 13.0], [16.0, 17.0], [20.0, 21.0]])
+
+
+# 3 ------------------------------------------------------------------------------------------
+
+
+def test_bug03_max_along_dim_of_0d_is_a_new_tensor():
+    x = leaf(3.0)
+    r = x.max(dim=0)
+    assert r.values.tolist() == 3.0 and r.indices.tolist() == 0 and r.indices.dtype is kael.int64
+    assert r.values.data_ptr() != x.data_ptr()
+    r.values.backward()
+    check(x.grad, 1.0)
+    y = kael.tensor(3.0)
+    v = y.min(dim=0, keepdim=True).values
+    v.add_(1)
+    check(y, 3.0)
+    check(kael.tensor(3.0).argmax(dim=0), 0)
+    check(kael.tensor(3.0).argmin(dim=0, keepdim=True), 0)
+
+
+# 4 ------------------------------------------------------------------------------------------
+
+
+def test_bug04_erf_and_remainder_have_gradients():
+    x = leaf([0.5, -1.0])
+    kael.erf(x).sum().backward()
+    for g, v in zip(x.grad.tolist(), [0.5, -1.0]):
+        assert g == pytest.approx(2 / math.sqrt(math.pi) * math.exp(-v * v), rel=1e-12)
+    x = leaf([1.5])
+    (x % 1.0 + x).sum().backward()
+    check(x.grad, [2.0])
+    x, y = leaf([1.5]), leaf([0.7])
+    (x % y).sum().backward()
+    check(x.grad, [1.0])
+    check(y.grad, [-2.0])
+
+
+@pytest.mark.parametrize("fn", [kael.sign, kael.floor, kael.ceil, lambda t: t // 2])
+def test_bug04_piecewise_constant_ops_require_grad_with_zero_gradient(fn):
+    x = leaf([1.5, -2.5])
+    y = fn(x)
+    assert y.requires_grad and not y.is_leaf
+    y.sum().backward()
+    check(x.grad, [0.0, 0.0])
+
+
+# 5 ------------------------------------------------------------------------------------------
+
+
+def test_bug05_var_of_one_element_is_nan_and_std_at_zero_variance_has_zero_gradient():
+    check(kael.tensor([1.0], dtype=F64).var(), NAN)
+    check(kael.tensor([1.0], dtype=F64).std(), NAN)
+    check(kael.tensor([1.0], dtype=F64).var(unbiased=False), 0.0)
+    x = leaf([1.0, 1.0])
+    x.std().backward()
+    check(x.grad, [0.0, 0.0])
+    x = leaf([[2.0, 2.0], [1.0, 3.0]])
+    x.std(dim=1).sum().backward()
+    g = x.grad.tolist()
+    assert g[0] == [0.0, 0.0] and g[1][0] == pytest.approx(-1 / math.sqrt(2))
+
+
+# 6 ------------------------------------------------------------------------------------------
+
+
+def _hooked(kind, hook):
+    x = leaf([1.0, 2.0])
+    if kind == "leaf":
+        x.register_hook(hook)
+        return x, (x * 2).sum()
+    y = x * 2
+    y.register_hook(hook)
+    return x, (y * 2).sum()
+
+
+def size_hook(g):
+    return g.sum()
+
+
+def dtype_hook(g):
+    return g.to(kael.float32)
+
+
+@pytest.mark.parametrize("kind", ["leaf", "nonleaf"])
+def test_bug06_tensor_hook_changing_size_or_dtype_is_refused(kind):
+    _, loss = _hooked(kind, size_hook)
+    with pytest.raises(RuntimeError, match="hook 'size_hook' has changed the size of value"):
+        loss.backward()
+    _, loss = _hooked(kind, dtype_hook)
+    with pytest.raises(RuntimeError, match="hook 'dtype_hook' has changed the type of value"):
+        loss.backward()
+
+
+def test_bug06_node_hooks_are_named_when_they_return_a_wrong_gradient():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+
+    def pre(grads):
+        return (grads[0].sum(),)
+
+    y.grad_fn.register_prehook(pre)
+    with pytest.raises(RuntimeError, match="hook 'pre' has changed the size of value"):
+        (y * 2).sum().backward()
+    x = leaf([1.0, 2.0])
+    y = x * 2
+
+    def post(grad_inputs, grad_outputs):
+        return (grad_inputs[0].sum(),) + tuple(grad_inputs[1:])
+
+    y.grad_fn.register_hook(post)
+    with pytest.raises(RuntimeError, match="hook 'post' has changed the size of value"):
+        y.sum().backward()
+
+
+# 7 ------------------------------------------------------------------------------------------
+
+
+def test_bug07_backward_inputs_makes_a_non_leaf_retain_its_grad():
+    x = leaf([1.0, 2.0])
+    v = x * 2
+    loss = (v * v).sum()
+    loss.backward(inputs=[v], retain_graph=True)
+    check(v.grad, [4.0, 8.0])
+    assert v.retains_grad and x.grad is None
+    loss.backward()
+    check(v.grad, [8.0, 16.0])
+    check(x.grad, [8.0, 16.0])
+
+
+# 8 ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["requires_grad_", "detach_"])
+def test_bug08_leaf_that_stopped_requiring_grad_does_not_accumulate(how):
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    getattr(x, how)() if how == "detach_" else x.requires_grad_(False)
+    y.sum().backward()
+    assert x.grad is None
+
+
+# 9 ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "amax", "amin"])
+@pytest.mark.parametrize("dim", [(), []])
+def test_bug09_empty_dim_list_reduces_every_dim(op, dim):
+    x = leaf([[1.0, 2.0], [3.0, 6.0]])
+    y = getattr(x, op)(dim=dim)
+    expected = {"sum": 12.0, "mean": 3.0, "amax": 6.0, "amin": 1.0}[op]
+    check(y, expected)
+    y.backward()
+    assert x.grad.shape == x.shape
+
+
+# 10 -----------------------------------------------------------------------------------------
+
+
+def test_bug10_zero_size_softmax_logsumexp_and_linear():
+    x = kael.zeros(0, 3, dtype=F64, requires_grad=True)
+    assert tuple(x.softmax(0).shape) == (0, 3)
+    assert tuple(x.log_softmax(0).shape) == (0, 3)
+    check(kael.logsumexp(x, 0), [-INF, -INF, -INF])
+    assert tuple(kael.logsumexp(x, 1).shape) == (0,)
+    lin = kael.nn.Linear(0, 4, dtype=F64)
+    out = lin(kael.zeros(5, 0, dtype=F64))
+    check(out.detach(), [lin.bias.tolist()] * 5)
+    out.sum().backward()
+    assert tuple(lin.weight.grad.shape) == (4, 0)
+    check(lin.bias.grad, [5.0] * 4)
+
+
+# 11 -----------------------------------------------------------------------------------------
+
+
+def test_bug11_binary_cross_entropy_clamps_the_log_at_minus_100():
+    F = kael.nn.functional
+    check(F.binary_cross_entropy(kael.tensor([0.0, 1.0], dtype=F64), kael.tensor([1.0, 0.0], dtype=F64)), 100.0)
+    p = leaf([0.0, 1.0, 0.5])
+    F.binary_cross_entropy(p, kael.tensor([1.0, 0.0, 1.0], dtype=F64)).backward()
+    expected = [-1 / 3 / 1e-12, 1 / 3 / 1e-12, -2 / 3]
+    for g, e in zip(p.grad.tolist(), expected):
+        assert g == pytest.approx(e, rel=1e-12)
+    with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+        F.binary_cross_entropy(kael.tensor([0.5]), kael.tensor([1.0], dtype=F64))
+
+
+def test_bug11_bce_with_logits_at_infinite_logits_and_its_dtype():
+    F = kael.nn.functional
+    x = kael.tensor([INF, -INF, 2.0], dtype=F64)
+    check(F.binary_cross_entropy_with_logits(x, kael.tensor([0.0, 1.0, 1.0], dtype=F64), reduction="none")[:2], [INF, NAN])
+    check(F.binary_cross_entropy_with_logits(x, kael.tensor([1.0, 0.0, 1.0], dtype=F64), reduction="none")[:2], [NAN, NAN])
+    one32, one64 = kael.tensor([1.0]), kael.tensor([1.0], dtype=F64)
+    assert F.binary_cross_entropy_with_logits(one32, one64).dtype is F64
+    assert F.binary_cross_entropy_with_logits(one64, one32).dtype is kael.float32
+    x = leaf([1.0])
+    F.binary_cross_entropy_with_logits(x, one32).backward()
+    assert x.grad.dtype is F64
+
+
+# 12 -----------------------------------------------------------------------------------------
+
+
+def test_bug12_gradient_of_zero_to_a_negative_power_wrt_the_exponent():
+    e = leaf([-1.0, 2.0, 0.0])
+    (kael.zeros(3, dtype=F64) ** e).sum().backward()
+    check(e.grad, [-INF, 0.0, 0.0])
+
+
+# 13 -----------------------------------------------------------------------------------------
+
+
+def test_bug13_nan_conventions_in_backward():
+    def grad_of(fn, values):
+        x = leaf(values)
+        fn(x).sum().backward()
+        return x.grad.tolist()
+
+    assert same(grad_of(kael.relu, [NAN, 1.0, -1.0]), [1.0, 1.0, 0.0])
+    assert same(grad_of(kael.abs, [NAN, -2.0]), [0.0, -1.0])
+    assert same(grad_of(lambda t: t.max(), [NAN, 1.0, NAN]), [0.5, 0.0, 0.5])
+    assert same(grad_of(lambda t: t.min(), [2.0, 1.0]), [0.0, 1.0])
+    assert same(grad_of(lambda t: t.amax(), [NAN, 1.0]), [NAN, NAN])
+    check(kael.sign(kael.tensor([NAN, -0.0, 2.0], dtype=F64)), [0.0, 0.0, 1.0])
+    for fn in (kael.maximum, kael.minimum):
+        x, y = leaf([NAN, 1.0, 2.0]), leaf([2.0, NAN, 2.0])
+        fn(x, y).sum().backward()
+        check(x.grad, [1.0, 1.0, 0.5])
+        check(y.grad, [1.0, 1.0, 0.5])
+
+
+# 14 -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", ["floordiv", "remainder"])
+def test_bug14_integer_division_by_zero_raises(op):
+    a = kael.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        a // 0 if op == "floordiv" else a % 0
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        a // kael.tensor([1, 0]) if op == "floordiv" else a % kael.tensor([0, 1])
+    check(kael.tensor([1.0]) // 0, [INF])
+
+
+def test_bug14_integer_clamp_and_assignment():
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type"):
+        kael.tensor([1]).clamp_(1.5, 2.5)
+    check(kael.tensor([1, 5]).clamp(1.5, 2.5), [1.5, 2.5])
+    a = kael.tensor([1, 2])
+    a[0] = 1.7
+    check(a, [1, 2])
+    a[1] = -2.9
+    check(a, [1, -2])
+    b = kael.tensor([True, False])
+    b[1] = 1.7
+    check(b, [True, True])
+
+
+# 15 -----------------------------------------------------------------------------------------
+
+
+def test_bug15_gradcheck_leaves_the_version_counter_alone():
+    x = leaf([0.5, 1.5])
+    y = x * x  # saves x
+    assert autograd.gradcheck(lambda t: t.exp(), (x,))
+    assert x._version == 0
+    y.sum().backward()
+    check(x.grad, [1.0, 3.0])
+
+
+# 16 -----------------------------------------------------------------------------------------
+
+OVERLAP = "unsupported operation: more than one element of the written-to tensor refers to a single memory location"
+
+
+@pytest.mark.parametrize("op", ["add_", "mul_", "copy_", "clamp_", "setitem"])
+def test_bug16_writes_into_expanded_tensors_are_refused_as_pytorch_does(op):
+    e = kael.zeros(3).expand(2, 3)
+    with pytest.raises(RuntimeError, match=OVERLAP):
+        if op == "copy_":
+            e.copy_(kael.ones(2, 3))
+        elif op == "clamp_":
+            e.clamp_(0.5)
+        elif op == "setitem":
+            e[...] = 1.0
+        else:
+            getattr(e, op)(1.0)
+
+
+def test_bug16_fill_and_zero_of_an_expanded_tensor_write_its_memory():
+    base = kael.zeros(3)
+    base.expand(2, 3).fill_(2.0)
+    check(base, [2.0, 2.0, 2.0])
+    base.expand(2, 3).zero_()
+    check(base, [0.0, 0.0, 0.0])
+    e = kael.zeros(3).expand(2, 3)
+    e[0] = kael.tensor([1.0, 2.0, 3.0])  # a row of an expanded tensor has no overlap
+    check(e, [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]])
+
+
+# 17 -----------------------------------------------------------------------------------------
+
+
+def test_bug17_floor_and_ceil_keep_the_sign_of_zero():
+    check(kael.ceil(kael.tensor([-0.5, -0.0, 0.5, 2.0], dtype=F64)), [-0.0, -0.0, 1.0, 2.0])
+    check(kael.floor(kael.tensor([-0.0, 0.5, -1.5], dtype=F64)), [-0.0, 0.0, -2.0])
+    check(kael.ceil(kael.tensor([-0.5])), [-0.0])
+
+
+# 18 -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("values", [[1.0, 2.0], 3.0])
+def test_bug18_t_of_a_vector_or_scalar_is_a_new_view(values):
+    x = kael.tensor(values)
+    y = x.t()
+    assert y is not x and y.data_ptr() == x.data_ptr() and y.shape == x.shape
+    y.add_(1)
+    assert x.tolist() == y.tolist()
+    xg = leaf(values)
+    assert not xg.t().is_leaf
+
+
+# 19 -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "thunk",
+    [
+        lambda: kael.zeros(2) + kael.zeros(3),
+        lambda: kael.zeros(2, 3) @ kael.zeros(2, 3),
+        lambda: kael.zeros(3) @ kael.zeros(2),
+        lambda: kael.zeros(0).amax(),
+        lambda: kael.zeros(0).max(),
+        lambda: kael.cat([kael.tensor(1.0), kael.tensor(2.0)]),
+        lambda: kael.where(kael.tensor([True, False]), kael.zeros(3), 1.0),
+        lambda: kael.zeros(2, 3).add_(kael.zeros(3, 3)),
+    ],
+    ids=["broadcast", "matmul", "dot", "amax-empty", "max-empty", "cat-0d", "where", "inplace-broadcast"],
+)
+def test_bug19_shape_errors_are_runtime_errors(thunk):
+    with pytest.raises(RuntimeError):
+        thunk()
+
+
+def test_bug19_zero_size_reduction_along_a_dim_is_an_index_error():
+    with pytest.raises(IndexError, match="Expected reduction dim 0 to have non-zero size"):
+        kael.zeros(0, 3).amax(0)
+    with pytest.raises(IndexError, match="Expected reduction dim 0 to have non-zero size"):
+        kael.zeros(0, 3).max(0)
