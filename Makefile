@@ -170,7 +170,7 @@ test-pyodide: $(LANE_DEPS)
 # ---------------------------------------------------------------------------------- run
 
 serve: setup wheel web
-	$(PY) -m uvicorn server.app:app --host $(HOST) --port $(PORT)
+	$(PY) -m server --host $(HOST) --port $(PORT)
 
 # The scaled mode on one machine: a throw-away Postgres (unix socket, temporary data), two
 # grading workers and the API server on $(HOST):$(PORT); Ctrl+C stops all of it.

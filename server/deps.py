@@ -1,24 +1,21 @@
-"""Dependencies of the route handlers: settings, database session, grading, the client."""
+"""Dependencies of the route handlers: settings, database session, grading, limits, the client."""
 
-import hashlib
 import hmac
-import re
-import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Header, HTTPException, Request, Response
+from fastapi import Depends, Header, HTTPException, Request
 from sqlalchemy.orm import Session
 
 from server.core.config import Settings
-from server.core.ratelimit import RateLimiter
+from server.core.identity import Identities
+from server.core.ratelimit import Limits
 from server.grading.service import Grading
 
-CLIENT_COOKIE = "kael_client"
 CLIENT_HEADER = "X-Client-Token"
-TOKEN_PATTERN = re.compile(r"[A-Za-z0-9_-]{16,128}")
-COOKIE_MAX_AGE = 400 * 24 * 3600  # the most browsers keep
+NO_TOKEN = (f"this needs a client token in {CLIENT_HEADER}; POST /api/clients issues one "
+            "(the playground's page does that by itself)")
 
 
 def get_settings(request: Request) -> Settings:
@@ -34,46 +31,58 @@ def get_grading(request: Request) -> Grading:
     return request.app.state.grading
 
 
-def get_limiter(request: Request) -> RateLimiter:
-    return request.app.state.limiter
+def get_limits(request: Request) -> Limits:
+    return request.app.state.limits
+
+
+def get_identities(request: Request) -> Identities:
+    return request.app.state.identities
+
+
+def client_address(request: Request) -> str:
+    """The peer's address (a trusted proxy's X-Forwarded-For already applied by the server)."""
+    return request.client.host if request.client else "unknown"
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 SessionDep = Annotated[Session, Depends(get_session)]
 GradingDep = Annotated[Grading, Depends(get_grading)]
-LimiterDep = Annotated[RateLimiter, Depends(get_limiter)]
+LimitsDep = Annotated[Limits, Depends(get_limits)]
+IdentitiesDep = Annotated[Identities, Depends(get_identities)]
+AddressDep = Annotated[str, Depends(client_address)]
 
 
 @dataclass(frozen=True)
 class Client:
-    """Who is asking: ``key`` is a hash of the opaque client token (the token itself is never
-    stored); ``admin`` when the request carried the admin token."""
+    """Who is asking: ``key`` identifies a server-issued token (None: the request carried
+    none); ``admin`` when the request carried the admin token."""
 
-    key: str
+    key: str | None
     admin: bool = False
+
+    def require_key(self) -> str:
+        if self.key is None:
+            raise HTTPException(401, detail=NO_TOKEN)
+        return self.key
 
 
 def get_client(
-    request: Request, response: Response, settings: SettingsDep,
+    request: Request, settings: SettingsDep, identities: IdentitiesDep,
     x_client_token: Annotated[str | None, Header(
-        description="an API client's own opaque token (16-128 of A-Z a-z 0-9 _ -); browsers "
-                    "get the kael_client cookie instead")] = None,
+        description="a client token this server issued (POST /api/clients)")] = None,
 ) -> Client:
-    """The client token from the X-Client-Token header (API clients choose their own) or the
-    cookie; a browser without one gets a new random token in an HttpOnly, SameSite cookie."""
-    token = x_client_token
-    if token is not None:
-        if not TOKEN_PATTERN.fullmatch(token):
-            raise HTTPException(422, detail=f"{CLIENT_HEADER} must be 16 to 128 characters "
-                                            "of A-Z, a-z, 0-9, '_' and '-'")
-    else:
-        token = request.cookies.get(CLIENT_COOKIE)
-        if token is None or not TOKEN_PATTERN.fullmatch(token):
-            token = secrets.token_urlsafe(32)
-            response.set_cookie(CLIENT_COOKIE, token, max_age=COOKIE_MAX_AGE, path="/api",
-                                httponly=True, samesite="strict",
-                                secure=request.url.scheme == "https")
-    return Client(key=hashlib.sha256(token.encode()).hexdigest(), admin=_is_admin(request, settings))
+    """The client named by ``X-Client-Token``, which must be a token this server issued (a
+    client-chosen or altered one is 401). Cookies are never read: see README, "Identity"."""
+    admin = _is_admin(request, settings)
+    if x_client_token is None:
+        if admin:
+            return Client(key=None, admin=True)
+        raise HTTPException(401, detail=NO_TOKEN)
+    key = identities.verify(x_client_token.strip())
+    if key is None:
+        raise HTTPException(401, detail=f"{CLIENT_HEADER} is not a token this server issued; "
+                                        "POST /api/clients issues one")
+    return Client(key=key, admin=admin)
 
 
 def _is_admin(request: Request, settings: Settings) -> bool:

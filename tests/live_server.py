@@ -1,4 +1,4 @@
-"""The judge server as a real process: ``python -m uvicorn server.app:app`` on a free port.
+"""The judge server as a real process: ``python -m server`` (uvicorn, as ``make serve``) on a free port.
 
 One helper for everything that needs a live server (the server tests, the end-to-end tests and
 the benchmarks); standard library only. Settings go in as ``KAEL_*`` environment variables;
@@ -45,7 +45,7 @@ class LiveServer:
         out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "server.app:app", "--host", "127.0.0.1",
+                [sys.executable, "-m", "server", "--host", "127.0.0.1",
                  "--port", str(self.port), "--log-level", "warning"],
                 cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
             )

@@ -1,11 +1,12 @@
 import datetime as dt
 import uuid
+from collections.abc import Callable
 
 from fastapi import APIRouter, HTTPException, Query, Response
 from sqlalchemy import func, select
 
 from server.core.ratelimit import retry_after
-from server.deps import ClientDep, GradingDep, LimiterDep, SessionDep, SettingsDep
+from server.deps import AddressDep, ClientDep, GradingDep, LimitsDep, SessionDep, SettingsDep
 from server.grading.pool import QueueFull
 from server.models import (
     Submission,
@@ -20,9 +21,11 @@ router = APIRouter(prefix="/submissions", tags=["submissions"])
 
 ERRORS = {
     404: {"description": "unknown exercise"},
-    413: {"description": "code larger than 64 KiB"},
-    422: {"description": "invalid body or client token"},
-    429: {"description": "too many submissions from this client; see Retry-After"},
+    401: {"description": "no client token, or one this server did not issue"},
+    413: {"description": "code larger than the server's limit (KAEL_MAX_CODE_BYTES)"},
+    422: {"description": "invalid body"},
+    429: {"description": "too many submissions from this client or address, or too many of "
+                         "this client's still waiting; see Retry-After"},
     503: {"description": "grading queue full or grading unavailable; see Retry-After"},
 }
 
@@ -43,45 +46,81 @@ def to_public(sub: Submission, *, full: bool) -> SubmissionPublic:
     )
 
 
+def _admit(client_key: str, address: str, session, settings, limits) -> Callable[[], None]:
+    """Apply the per-client cap on waiting submissions and the per-client and per-address rate
+    limits (429 with Retry-After); returns what takes the counted events back."""
+    if settings.client_pending:
+        pending = session.scalar(select(func.count()).select_from(Submission).where(
+            Submission.client_hash == client_key, Submission.status.in_(("queued", "running"))))
+        if pending >= settings.client_pending:
+            raise HTTPException(429, detail=f"you have {pending} submissions waiting to be graded "
+                                            f"(at most {settings.client_pending}); submit again "
+                                            "when one is done", headers={"Retry-After": "2"})
+    for limiter, key, who in ((limits.client, client_key, "client"), (limits.address, address, "address")):
+        ok, wait = limiter.allow(key)
+        if not ok:
+            if who == "address":
+                limits.client.undo(client_key)
+            raise HTTPException(429, detail=f"too many submissions from this {who}: at most "
+                                            f"{limiter.limit} every {limiter.window_s:g} s",
+                                headers={"Retry-After": retry_after(wait)})
+
+    def undo() -> None:
+        limits.client.undo(client_key)
+        limits.address.undo(address)
+
+    return undo
+
+
+def _check_text(name: str, value: str) -> None:
+    """JSON may carry lone surrogates (\\ud800) that are no text: 422, not a failed insert."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise HTTPException(422, detail=f"{name} is not valid Unicode text: a lone surrogate "
+                                        f"at character {exc.start}") from None
+
+
 @router.post("", status_code=202, response_model=SubmissionCreated, responses=ERRORS)
 def create_submission(body: SubmissionCreate, response: Response, client: ClientDep,
                       session: SessionDep, settings: SettingsDep, grading: GradingDep,
-                      limiter: LimiterDep):
+                      limits: LimitsDep, address: AddressDep):
     """Store a submission and queue it for grading on the public and hidden tests."""
-    size = len(body.code.encode("utf-8", "surrogatepass"))
+    client_key = client.require_key()
+    _check_text("exercise_id", body.exercise_id)
+    _check_text("code", body.code)
+    size = len(body.code.encode("utf-8"))
     if size > settings.max_code_bytes:
         raise HTTPException(413, detail=f"code is {size} bytes; the limit is "
                                         f"{settings.max_code_bytes} bytes")
-    exercise = find_exercise(body.exercise_id, settings)
+    _, exercise = find_exercise(body.exercise_id, settings)
     if not grading.available:
         raise HTTPException(503, detail="grading is unavailable on this server: "
                                         + grading.detail, headers={"Retry-After": "300"})
-    wait = limiter.check(client.key)
-    if wait:
-        raise HTTPException(429, detail=f"too many submissions: at most {limiter.limit} every "
-                                        f"{limiter.window_s:g} s", headers={"Retry-After": retry_after(wait)})
+    undo = _admit(client_key, address, session, settings, limits)
     try:
         grading.pool.reserve()
     except QueueFull as full:
-        limiter.undo(client.key)
+        undo()
         raise HTTPException(503, detail="the grading queue is full; try again shortly",
                             headers={"Retry-After": retry_after(full.retry_after_s)}) from None
     try:
-        sub = Submission(id=uuid.uuid4().hex, client_hash=client.key, exercise_id=exercise.id,
+        sub = Submission(id=uuid.uuid4().hex, client_hash=client_key, exercise_id=exercise.id,
                          code=body.code, status="queued")
         session.add(sub)
         session.commit()
     except BaseException:
         grading.pool.release()
-        limiter.undo(client.key)
+        undo()
         raise
-    grading.pool.enqueue(sub.id)
+    grading.pool.enqueue(sub.id, client=client_key)
     response.headers["Location"] = f"/api/submissions/{sub.id}"
     return SubmissionCreated(id=sub.id, status="queued")
 
 
-@router.get("/{submission_id}", response_model=SubmissionPublic,
-            responses={404: {"description": "unknown submission, or another client's"}})
+@router.get("/{submission_id}", response_model=SubmissionPublic, responses={
+    401: {"description": "no client token, or one this server did not issue"},
+    404: {"description": "unknown submission, or another client's"}})
 def read_submission(submission_id: str, client: ClientDep, session: SessionDep):
     """One of the caller's submissions: status, verdict and per-test report."""
     query = select(Submission).where(Submission.id == submission_id)
@@ -93,10 +132,12 @@ def read_submission(submission_id: str, client: ClientDep, session: SessionDep):
     return to_public(sub, full=True)
 
 
-@router.get("", response_model=SubmissionsPublic)
+@router.get("", response_model=SubmissionsPublic, responses={
+    401: {"description": "no client token, or one this server did not issue"}})
 def read_submissions(client: ClientDep, session: SessionDep,
                      exercise_id: str | None = None,
-                     limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0)):
+                     limit: int = Query(50, ge=1, le=500),
+                     offset: int = Query(0, ge=0, le=10**9)):
     """The caller's submissions, newest first (all clients' with the admin token)."""
     query = select(Submission)
     if not client.admin:

@@ -31,10 +31,20 @@ from live_server import LiveServer  # noqa: E402
 
 
 def start_server(data_dir: str, workers: int | None) -> LiveServer:
-    env = dict(KAEL_DATA_DIR=data_dir, KAEL_RATE_LIMIT="0/60", KAEL_QUEUE_SIZE="100000", KAEL_LOG_LEVEL="WARNING")
+    env = dict(KAEL_DATA_DIR=data_dir, KAEL_RATE_LIMIT="0/60", KAEL_ADDRESS_RATE_LIMIT="0/60",
+               KAEL_MINT_LIMIT="0/60", KAEL_CLIENT_PENDING="0", KAEL_QUEUE_SIZE="100000",
+               KAEL_LOG_LEVEL="WARNING")
     if workers:
         env["KAEL_GRADING_WORKERS"] = str(workers)
     return LiveServer(env).start()
+
+
+def client_token(url: str) -> dict:
+    """A client identity the server issues (a server with KAEL_MINT_LIMIT left on may refuse
+    more than its limit per address: benchmark a running server with few clients)."""
+    r = httpx.post(url + "/api/clients")
+    r.raise_for_status()
+    return {"X-Client-Token": r.json()["token"]}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -48,19 +58,20 @@ def run(url: str, exercise, n: int, concurrency: int, wrong: float) -> None:
     health = httpx.get(url + "/api/health").json()
     print(f"server: {health['grading_detail']}; {health['workers']} workers; cores: {os.cpu_count()}")
     # warm-up: the first submission of an exercise also runs the reference (cached afterwards)
+    warm_up = client_token(url)
     warm = httpx.post(url + "/api/submissions", json={"exercise_id": exercise.id, "code": right},
-                      headers={"X-Client-Token": "bench-warm-up-0123456789"}).json()["id"]
-    while httpx.get(f"{url}/api/submissions/{warm}", headers={"X-Client-Token": "bench-warm-up-0123456789"}).json()["status"] not in ("done", "error"):
+                      headers=warm_up).json()["id"]
+    while httpx.get(f"{url}/api/submissions/{warm}", headers=warm_up).json()["status"] not in ("done", "error"):
         time.sleep(0.05)
 
     every = round(1 / wrong) if wrong > 0 else 0  # every k-th submission is the failing starter
     plan = [bad if every and i % every == 0 else right for i in range(n)]
     results: list[tuple[str, float, str]] = []
+    tokens = [client_token(url) for _ in range(concurrency)]
     lock = threading.Lock()
 
     def one(i: int) -> None:
-        token = f"bench-client-{i % concurrency:04d}-0123456789"
-        headers = {"X-Client-Token": token}
+        headers = tokens[i % concurrency]
         with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
             start = time.monotonic()
             sid = client.post("/api/submissions", json={"exercise_id": exercise.id, "code": plan[i]}).json()["id"]
@@ -87,11 +98,12 @@ def run(url: str, exercise, n: int, concurrency: int, wrong: float) -> None:
               f"mean {statistics.mean(latencies) * 1000:7.0f} ms")
     # one at a time: the grading time itself, without queueing
     single = []
+    alone = client_token(url)
     for _ in range(10):
         t = time.monotonic()
         sid = httpx.post(url + "/api/submissions", json={"exercise_id": exercise.id, "code": right},
-                         headers={"X-Client-Token": "bench-single-0123456789"}).json()["id"]
-        while httpx.get(f"{url}/api/submissions/{sid}", headers={"X-Client-Token": "bench-single-0123456789"}).json()["status"] not in ("done", "error"):
+                         headers=alone).json()["id"]
+        while httpx.get(f"{url}/api/submissions/{sid}", headers=alone).json()["status"] not in ("done", "error"):
             time.sleep(0.01)
         single.append(time.monotonic() - t)
     print(f"  alone (10 one after another, Accepted): p50 {percentile(single, 0.5) * 1000:.0f} ms, "

@@ -18,6 +18,8 @@ HIDDEN_MARKER = "hidden-marker-7f3a9c"
 REFERENCE_MARKER = "reference-marker-51be2d"
 SECRET_ENV = "secret-env-value-c0ffee1234"
 ADMIN_TOKEN = "admin-token-for-tests-0123456789"
+# The identity secret of the in-process apps (make_settings): tests can sign client tokens.
+TEST_SECRET = "identity-secret-for-tests-0123456789"
 TERMINAL = ("done", "error")
 
 ADDER_REFERENCE = f'''\
@@ -153,3 +155,11 @@ def needs_sandbox():
         pytest.fail("bwrap is missing: make setup installs Debian's bubblewrap")
 
 
+
+
+def new_client_token(http, headers=None) -> dict:
+    """``{"X-Client-Token": ...}`` with a token the server issues (POST /api/clients);
+    ``http`` is an httpx.Client or a TestClient."""
+    r = http.post("/api/clients", headers=headers)
+    assert r.status_code == 201, r.text
+    return {"X-Client-Token": r.json()["token"]}

@@ -13,7 +13,7 @@ warnings.filterwarnings("ignore", message=".*httpx.*starlette.testclient.*")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from _support import ADMIN_TOKEN, Server, random_uid_base, write_exercise  # noqa: E402
+from _support import ADMIN_TOKEN, TEST_SECRET, Server, random_uid_base, write_exercise  # noqa: E402
 from server.app import create_app  # noqa: E402
 from server.core.config import Settings  # noqa: E402
 
@@ -31,7 +31,8 @@ def make_settings(tmp_path, exercises_root):
         base = Settings(data_dir=tmp_path / "data", exercises_dir=exercises_root,
                         web_dist=tmp_path / "no-dist", admin_token=ADMIN_TOKEN,
                         grading_workers=2, log_level="WARNING",
-                        sandbox_uid_base=random_uid_base())
+                        sandbox_uid_base=random_uid_base(), secret=TEST_SECRET,
+                        allowed_hosts=Settings.allowed_hosts + ("testserver",))
         return replace(base, **overrides)
 
     return make

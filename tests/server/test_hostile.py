@@ -16,6 +16,7 @@ from _support import (
     Server,
     code,
     needs_sandbox,
+    new_client_token,
     random_uid_base,
     sandbox_processes,
     write_exercise,
@@ -257,7 +258,8 @@ def server(tmp_path_factory):
     write_exercise(root / "exercises", 1, "adder", time_limit_s=5, memory_mb=256)
     env = {"KAEL_DATA_DIR": str(root / "data"), "KAEL_EXERCISES_DIR": str(root / "exercises"),
            "KAEL_WEB_DIST": str(root / "no-dist"), "KAEL_ADMIN_TOKEN": ADMIN_TOKEN,
-           "KAEL_RATE_LIMIT": "0/60", "KAEL_TEST_SECRET": SECRET_ENV, "KAEL_LOG_LEVEL": "INFO",
+           "KAEL_RATE_LIMIT": "0/60", "KAEL_ADDRESS_RATE_LIMIT": "0/60", "KAEL_CLIENT_PENDING": "0",
+           "KAEL_TEST_SECRET": SECRET_ENV, "KAEL_LOG_LEVEL": "INFO",
            "KAEL_SANDBOX_UID_BASE": str(random_uid_base())}
     server = Server(env, root / "server.log").start()
     yield server
@@ -267,7 +269,8 @@ def server(tmp_path_factory):
 @pytest.fixture(scope="module")
 def results(server):
     """Submit every hostile program at once, then collect every response the client sees."""
-    client = httpx.Client(base_url=server.url, timeout=30, headers={"X-Client-Token": "hostile-client-0123456789"})
+    client = httpx.Client(base_url=server.url, timeout=30)
+    client.headers.update(new_client_token(client))
     ids = {}
     for name, (_, source) in HOSTILE.items():
         r = client.post("/api/submissions", json={"exercise_id": "adder", "code": code(source)})
@@ -331,7 +334,8 @@ def test_server_is_healthy_afterwards(server, results):
     health = httpx.get(server.url + "/api/health").json()
     assert health["grading"] == "sandbox"
     assert health["queued"] == 0 and health["running"] == 0
-    client = httpx.Client(base_url=server.url, headers={"X-Client-Token": "after-client-0123456789"})
+    client = httpx.Client(base_url=server.url)
+    client.headers.update(new_client_token(client))
     sid = client.post("/api/submissions", json={"exercise_id": "adder", "code": code(CORRECT_BODY)}).json()["id"]
     deadline = time.monotonic() + 60
     while (body := client.get(f"/api/submissions/{sid}").json())["status"] not in TERMINAL:

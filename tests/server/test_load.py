@@ -6,7 +6,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from _support import ADMIN_TOKEN, CORRECT, TERMINAL, WRONG, code, needs_sandbox, sandbox_processes
+from _support import (
+    ADMIN_TOKEN,
+    CORRECT,
+    TERMINAL,
+    WRONG,
+    code,
+    needs_sandbox,
+    new_client_token,
+    sandbox_processes,
+)
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
@@ -32,8 +41,11 @@ def poll_all(url: str, ids: list[str], timeout: float) -> dict:
 
 
 def test_200_concurrent_submissions_all_reach_a_verdict(make_server):
-    server = make_server(KAEL_RATE_LIMIT="0/60", KAEL_QUEUE_SIZE=1000).start()
-    jobs = [(f"load-client-{i % 20:02d}-0123456789", CORRECT if i % 4 else WRONG) for i in range(200)]
+    server = make_server(KAEL_RATE_LIMIT="0/60", KAEL_ADDRESS_RATE_LIMIT="0/60", KAEL_CLIENT_PENDING=0,
+                         KAEL_QUEUE_SIZE=1000).start()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        tokens = [new_client_token(client)["X-Client-Token"] for _ in range(20)]
+    jobs = [(tokens[i % 20], CORRECT if i % 4 else WRONG) for i in range(200)]
 
     def post(job):
         token, source = job
@@ -72,9 +84,10 @@ SLOW_CORRECT = code("""
 
 
 def test_sigkill_while_grading_loses_nothing(make_server):
-    env = dict(KAEL_GRADING_WORKERS=1, KAEL_RATE_LIMIT="0/60")
+    env = dict(KAEL_GRADING_WORKERS=1, KAEL_RATE_LIMIT="0/60", KAEL_CLIENT_PENDING=0)
     server = make_server(**env).start()
-    client = httpx.Client(base_url=server.url, headers={"X-Client-Token": "crash-client-0123456789"}, timeout=30)
+    client = httpx.Client(base_url=server.url, timeout=30)
+    client.headers.update(new_client_token(client))
     ids = []
     for _ in range(8):
         r = client.post("/api/submissions", json={"exercise_id": "adder", "code": SLOW_CORRECT})
