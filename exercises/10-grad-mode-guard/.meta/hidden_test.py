@@ -1,5 +1,6 @@
-"""Hidden tests of grad_mode."""
+"""Hidden tests of grad_mode: named regression cases, then seeded generated ones."""
 
+import random
 import threading
 
 import kael
@@ -177,3 +178,105 @@ def test_guard_is_your_own(m):
     """no_grad() and enable_grad() return your GradModeGuard, not kael's guards"""
     guards = [m.no_grad(), m.enable_grad()]
     return [isinstance(g, m.GradModeGuard) and not isinstance(g, kael_grad_mode._Guard) for g in guards]
+
+
+# -- threads, kael's guards, seeded generated nesting ------------------------------------------------
+
+
+def _two_threads_share(guard_use):
+    """Thread a (grad mode on) and thread b (grad mode off) are both inside ``guard_use`` at once;
+    a leaves first, then b. The mode each thread has afterwards: [a, b]."""
+    a_inside, b_inside, a_left = threading.Event(), threading.Event(), threading.Event()
+    seen = {}
+
+    def thread_a():
+        kael.set_grad_enabled(True)
+        guard_use(lambda: (a_inside.set(), b_inside.wait(5)))
+        seen["a"] = kael.is_grad_enabled()
+        a_left.set()
+
+    def thread_b():
+        kael.set_grad_enabled(False)
+        a_inside.wait(5)
+        guard_use(lambda: (b_inside.set(), a_left.wait(5)))
+        seen["b"] = kael.is_grad_enabled()
+
+    threads = [threading.Thread(target=thread_a), threading.Thread(target=thread_b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    return [seen.get("a"), seen.get("b")]
+
+
+def test_one_guard_in_two_threads_at_once(m):
+    """one no_grad() object entered by two threads at once (as a block and as a decorator): each
+    thread gets its own mode back"""
+    block_guard = m.no_grad()
+
+    def in_block(body):
+        with block_guard:
+            body()
+
+    decorated = m.no_grad()(lambda body: body())
+    return [_two_threads_share(in_block), _two_threads_share(decorated)]
+
+
+def test_guards_are_not_kaels_guards(m):
+    """entering and leaving your guards (blocks, nested, decorator) enters none of kael's guard
+    objects (no_grad, enable_grad, inference_mode): you switch the mode yourself"""
+    entered = []
+    original_enter, original_call = kael_grad_mode._Guard.__enter__, kael_grad_mode._Guard.__call__
+
+    def recording_enter(self):
+        entered.append(type(self).__name__)
+        return original_enter(self)
+
+    def recording_call(self, fn):
+        entered.append(type(self).__name__)
+        return original_call(self, fn)
+
+    kael_grad_mode._Guard.__enter__, kael_grad_mode._Guard.__call__ = recording_enter, recording_call
+    try:
+        with m.no_grad():
+            with m.enable_grad():
+                pass
+        m.no_grad()(lambda: None)()
+    finally:
+        kael_grad_mode._Guard.__enter__, kael_grad_mode._Guard.__call__ = original_enter, original_call
+    return sorted(set(entered) - {"set_grad_enabled"})
+
+
+def test_generated_nesting(m):
+    """40 seeded programs of nested guards (fresh or reused objects, blocks or decorators, some
+    raising inside): the mode seen at every step, and the error each one ends with"""
+    rng = random.Random(1010)
+    out = []
+    for _ in range(40):
+        _reset()
+        kael.set_grad_enabled(rng.random() < 0.5)
+        guards = [m.no_grad(), m.enable_grad()]
+        trace = []
+
+        def run(depth):
+            trace.append(kael.is_grad_enabled())
+            if depth == 0:
+                if rng.random() < 0.3:
+                    raise ValueError(f"failed at {len(trace)}")
+                return
+            guard = rng.choice(guards) if rng.random() < 0.5 else rng.choice([m.no_grad, m.enable_grad])()
+            if rng.random() < 0.5:
+                with guard:
+                    run(depth - 1)
+            else:
+                guard(run)(depth - 1)
+            trace.append(kael.is_grad_enabled())
+
+        try:
+            run(rng.randint(1, 5))
+            ending = None
+        except ValueError as exc:
+            ending = str(exc)
+        out.append([trace, kael.is_grad_enabled(), ending])
+    _reset()
+    return out

@@ -1,6 +1,7 @@
 """Guards that switch kael's grad mode for a block or a function (reference solution)."""
 
 import functools
+import threading
 
 import kael
 
@@ -8,7 +9,14 @@ import kael
 class GradModeGuard:
     def __init__(self, mode):
         self.mode = bool(mode)
-        self._saved = []  # a stack: the same guard may be entered again while active
+        self._local = threading.local()  # saved modes per thread: one guard may run in several
+
+    @property
+    def _saved(self):
+        """This thread's stack of saved modes (the same guard may be entered again while active)."""
+        if not hasattr(self._local, "stack"):
+            self._local.stack = []
+        return self._local.stack
 
     def __enter__(self):
         self._saved.append(kael.is_grad_enabled())
