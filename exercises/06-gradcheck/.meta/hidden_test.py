@@ -1,4 +1,6 @@
-"""Hidden tests of gradcheck."""
+"""Hidden tests of gradcheck: named regression cases, then seeded generated ones."""
+
+import random
 
 import kael
 
@@ -180,3 +182,114 @@ def test_gradcheck_tolerance_arguments(m):
         _outcome(lambda: m.gradcheck(SlightlyOff.apply, [x], rtol=1e-3)),
         _outcome(lambda: m.gradcheck(SlightlyOff.apply, [x], atol=0.0, rtol=1e-6))[0],
     ]
+
+
+# -- several failures, the caller's state, the tolerance, seeded generated functions ----------------
+
+
+class BothWrong(kael.autograd.Function):
+    """y = a * b, with both gradients wrong (a's at element [1] only, b's everywhere)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        mask = kael.tensor([1.0, 3.0, 1.0], dtype=g.dtype)
+        return g * b * mask, g * b
+
+
+def test_gradcheck_names_the_first_failure(m):
+    """both inputs' gradients are wrong: the error names input 0 and its first wrong element [1]"""
+    return _outcome(lambda: m.gradcheck(BothWrong.apply, [_leaf([1.0, 2.0, 3.0]), _leaf([4.0, 5.0, 6.0])]))
+
+
+def test_gradcheck_leaves_the_callers_tensors_alone(m):
+    """gradcheck on inputs whose .grad the caller already holds (one None, one set): both .grad
+    and every value are as they were afterwards"""
+    a = _leaf([0.5, -1.0])
+    b = _leaf([2.0, 3.0])
+    b.grad = kael.tensor([10.0, 20.0], dtype=kael.float64)
+    result = _outcome(lambda: m.gradcheck(lambda p, q: (p * q).tanh(), [a, b]))
+    return [result, a.grad is None, b.grad.tolist(), a.tolist(), b.tolist()]
+
+
+class ScaledGradient(kael.autograd.Function):
+    """y = x * x, whose backward is 1.5 times too big."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 3.0 * x
+
+
+def test_gradcheck_tolerance_is_relative_to_the_numeric_value(m):
+    """analytic = 1.5 x numeric with rtol=0.4, atol=0: |a - n| = 0.5|n| > 0.4|n| fails (measured
+    against the analytic value, 0.6|n|, it would pass); rtol=0.6 passes"""
+    x = _leaf([1.0, -2.0])
+    return [_outcome(lambda: m.gradcheck(ScaledGradient.apply, [x], atol=0.0, rtol=0.4)),
+            _outcome(lambda: m.gradcheck(ScaledGradient.apply, [x], atol=0.0, rtol=0.6))]
+
+
+_PIECES = (
+    ("tanh", lambda t: t.tanh()),
+    ("square", lambda t: t * t),
+    ("exp", lambda t: (t * 0.5).exp()),
+    ("sum_rows", lambda t: t.sum(-1, keepdim=True) * t),
+    ("sigmoid", lambda t: t.sigmoid()),
+)
+
+
+class WrongAt(kael.autograd.Function):
+    """y = x, whose backward scales one element (given as a flat position) by 2."""
+
+    @staticmethod
+    def forward(ctx, x, position):
+        ctx.position = position
+        return x * 1
+
+    @staticmethod
+    def backward(ctx, g):
+        flat = [1.0] * g.numel()
+        flat[ctx.position] = 2.0
+        return g * kael.tensor(flat, dtype=g.dtype).reshape(g.shape), None
+
+
+def test_generated_functions(m):
+    """30 seeded functions of 1-3 inputs (shapes with size-1 dims, broadcasting, composed pieces),
+    half with one wrong element at a seeded place: gradcheck's result or its error message"""
+    rng = random.Random(606)
+    out = []
+    for _ in range(30):
+        shape = [rng.randint(1, 3) for _ in range(rng.randint(1, 3))]
+        inputs = [_leaf([round(rng.uniform(-1.5, 1.5), 3) for _ in range(_numel(shape))]).reshape(tuple(shape)).detach().requires_grad_()
+                  for _ in range(rng.randint(1, 3))]
+        names = [rng.randrange(len(_PIECES)) for _ in inputs]
+        wrong = rng.randrange(_numel(shape)) if rng.random() < 0.5 else None
+        bad_input = rng.randrange(len(inputs))
+
+        def fn(*xs, names=names, wrong=wrong, bad_input=bad_input):
+            total = 0
+            for k, (x, piece) in enumerate(zip(xs, names)):
+                if k == bad_input and wrong is not None:
+                    x = WrongAt.apply(x, wrong)
+                total = total + _PIECES[piece][1](x)
+            return total
+
+        out.append(_outcome(lambda: m.gradcheck(fn, inputs)))
+    return out
+
+
+def _numel(shape):
+    n = 1
+    for size in shape:
+        n *= size
+    return n
