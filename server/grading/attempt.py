@@ -33,13 +33,15 @@ class Claim:
 
 
 def claim(sessions: sessionmaker[Session], submission_id: str,
-          statuses: Iterable[str] = ("queued",)) -> Claim | None:
-    """Mark the submission running as a new attempt, if its status is one of ``statuses``."""
+          statuses: Iterable[str] = ("queued",), worker: str | None = None) -> Claim | None:
+    """Mark the submission running as a new attempt, if its status is one of ``statuses``;
+    ``worker`` names the grading process (``host:pid``), to see who holds what."""
     with sessions() as s:
         claimed = s.execute(
             update(Submission)
             .where(Submission.id == submission_id, Submission.status.in_(tuple(statuses)))
-            .values(status="running", started_at=utcnow(), attempts=Submission.attempts + 1)
+            .values(status="running", started_at=utcnow(), attempts=Submission.attempts + 1,
+                    worker=worker)
         ).rowcount
         if not claimed:
             s.rollback()

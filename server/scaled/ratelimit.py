@@ -53,11 +53,6 @@ class DbRateLimiter:
             self._prune(horizon)
         return True, 0.0
 
-    def check(self, key: str) -> float:
-        """0 when ``key`` may go ahead now (and counts it), else the seconds to wait."""
-        ok, wait = self.allow(key)
-        return 0.0 if ok else wait
-
     def undo(self, key: str) -> None:
         """Take back the last event counted for ``key`` (its request failed later on)."""
         key = f"{self.namespace}:{key}"

@@ -27,6 +27,7 @@ from server.scaled.sweeper import sweep_forever
 log = logging.getLogger("kael.server")
 
 RESTART_DELAY_S = 1.0
+WORKER_NAME = f"{socket.gethostname()}:{os.getpid()}"
 
 
 @dataclass
@@ -50,7 +51,7 @@ class Runtime:
             if self.stopping.is_set():
                 raise GradingInterrupted(submission_id)
             # 'running' too: a job retried after its worker died takes the submission over
-            c = claim(self.sessions, submission_id, statuses=("queued", "running"))
+            c = claim(self.sessions, submission_id, statuses=("queued", "running"), worker=WORKER_NAME)
             if c is None:
                 return "already graded"
             outcome = grade_claimed(c, self.grade, runner, max_attempts=self.max_attempts,
@@ -97,10 +98,9 @@ async def _run_once(runtime: Runtime, settings: Settings, stop: asyncio.Event, n
 
 async def run(runtime: Runtime, settings: Settings, stop: asyncio.Event) -> None:
     """Work until ``stop`` is set; a worker that fails (the database went away) starts again."""
-    name = f"{socket.gethostname()}:{os.getpid()}"
     while not stop.is_set():
         try:
-            await _run_once(runtime, settings, stop, name)
+            await _run_once(runtime, settings, stop, WORKER_NAME)
         except Exception as exc:
             log.warning("grading worker stopped (%s: %s); starting again in %.0f s",
                         type(exc).__name__, str(exc)[:200], RESTART_DELAY_S)
