@@ -1,4 +1,6 @@
-"""Hidden tests of ledger."""
+"""Hidden tests of ledger: named regression cases, then seeded generated ones."""
+
+import random
 
 import kael
 import kael.nn.functional as F
@@ -99,3 +101,64 @@ def test_parameters_of_two_layers(m):
     x = kael.randn(4, 6)
     _, records = m.ledger(net, [x], dict(net.named_parameters()))
     return [[r["kind"], r["name"]] for r in records] + [m.summary(records)]
+
+
+# -- views with offsets, seeded generated programs ---------------------------------------------------
+
+
+def test_views_with_offsets(m):
+    """saved views that start past the first element (x[1:], w[:, 2:]): still the input and the
+    parameter they view, with their own bytes (not their base's)"""
+    x = kael.ones(4, 5, requires_grad=True)
+    w = kael.ones(3, 6, dtype=kael.float64, requires_grad=True)
+    _, records = m.ledger(lambda t: (t[1:, 1:4] * w[:, 2:5].float()).sum(), [x], {"w": w})
+    return [[r["kind"], r["name"], r["shape"], r["dtype"], r["bytes"]] for r in records]
+
+
+def _window(rng, t, rows, cols):
+    """A rows x cols window of ``t`` at a seeded offset: contiguous columns, or every other
+    column."""
+    r0 = rng.randint(0, t.shape[0] - rows)
+    if rng.random() < 0.3:
+        return t[r0:r0 + rows, ::2][:, :cols]
+    c0 = rng.randint(0, t.shape[1] - cols)
+    return t[r0:r0 + rows, c0:c0 + cols]
+
+
+def _program(rng, params, rows, cols):
+    """A seeded chain of 1-3 steps (a product, an exp, a matmul pair) on windows of the input
+    and of the parameters (views, most of them with an offset)."""
+    sources = ["input"] + sorted(params)
+    steps = [(rng.randrange(3), rng.choice(sources)) for _ in range(rng.randint(1, 3))]
+
+    def run(t):
+        y = _window(rng, t, rows, cols)
+        for step, source in steps:
+            other = _window(rng, t if source == "input" else params[source], rows, cols)
+            if step == 0:
+                y = y * other
+            elif step == 1:
+                y = (y * 0.1).exp()
+            else:
+                y = (y @ other.t()) @ other
+        return y.sum()
+
+    return run
+
+
+def test_generated_ledgers(m):
+    """30 seeded programs (float32/float64 inputs and parameters used through windows with
+    offsets and strides: products, exp and matmuls): every record's kind, name, shape, dtype and
+    bytes, and the summary"""
+    rng = random.Random(808)
+    out = []
+    for _ in range(30):
+        dtype = rng.choice([kael.float32, kael.float64])
+        rows, cols = rng.randint(1, 3), rng.randint(1, 3)
+        x = kael.ones(rows + 1, 2 * cols + 1, dtype=dtype, requires_grad=True)
+        params = {f"p{k}": kael.full((rows + 1, 2 * cols + 1), 0.5, dtype=dtype, requires_grad=True)
+                  for k in range(rng.randint(0, 2))}
+        _, records = m.ledger(_program(rng, params, rows, cols), [x], params)
+        out.append([[r["kind"], r["name"], r["shape"], r["dtype"], r["bytes"]] for r in records]
+                   + [m.summary(records)])
+    return out
