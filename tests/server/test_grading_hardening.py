@@ -48,3 +48,46 @@ def test_the_keyring_attack_is_stopped_and_logged_for_the_operator_only(client, 
     assert body["status"] == "done" and body["verdict"] == "Runtime Error"
     assert "system-call filter" not in str(body)
     assert any("system-call filter killed" in r.getMessage() for r in caplog.records)
+
+
+def test_the_page_cache_channel_is_closed_through_the_server(client):
+    """Issue 17.1's attack, both halves: evicting a page (full run) and probing residency with
+    RWF_NOWAIT (public run) each stop the program; nothing gets printed."""
+    for probe in ("os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)",
+                  "os.preadv(fd, [bytearray(4096)], 0, os.RWF_NOWAIT)"):
+        source = ("import os\nfd = os.open('/usr/bin/python3', os.O_RDONLY)\n" + probe +
+                  "\nprint('BIT', 1)\ndef add(a, b):\n    return a + b\n")
+        body = wait_for(client, api.submit(client, source), headers=api.TOKEN_A)
+        assert body["verdict"] == "Runtime Error", body
+        assert "BIT" not in (body["report"]["output"] or "")
+
+
+def test_global_counters_read_inside_are_constants(client):
+    """Issue 17.2: what a public run prints of the machine-wide counters is the same constant
+    whatever the rest of the machine does."""
+    source = ("print(open('/proc/meminfo').read().split()[1], open('/proc/stat').readline().strip())\n"
+              "def add(a, b):\n    return b\n")
+    outputs = set()
+    for _ in range(2):
+        body = wait_for(client, api.submit(client, source), headers=api.TOKEN_A)
+        assert body["verdict"] == "Wrong Answer"
+        outputs.add(body["report"]["output"])
+    assert outputs == {"1048576 cpu  0 0 0 0 0 0 0 0 0 0\n"}
+
+
+def test_sleepers_from_one_client_do_not_hold_the_judge(make_client, tmp_path):
+    """Issue 17.4: four submissions that sleep through a 30 s limit, then an honest one from
+    another client. The sleepers' client holds one slot of two, so the honest submission is
+    graded while three sleepers still wait."""
+    from _support import write_exercise
+
+    root = tmp_path / "exercises"
+    write_exercise(root, 1, "adder", time_limit_s=30)
+    client = make_client(exercises_dir=root, grading_workers=2)
+    sleeper = "import time\ntime.sleep(3600)\ndef add(a, b):\n    return a + b\n"
+    sleepers = [api.submit(client, sleeper) for _ in range(4)]
+    honest = api.submit(client, "def add(a, b):\n    return a + b\n", headers=api.TOKEN_B)
+    body = wait_for(client, honest, headers=api.TOKEN_B)
+    assert body["verdict"] == "Accepted"
+    statuses = [client.get(f"/api/submissions/{s}", headers=api.TOKEN_A).json()["status"] for s in sleepers]
+    assert statuses.count("queued") == 3, statuses
