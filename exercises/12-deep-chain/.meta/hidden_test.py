@@ -1,5 +1,6 @@
-"""Hidden tests of deep_chain."""
+"""Hidden tests of deep_chain: named regression cases, then seeded generated ones."""
 
+import random
 import sys
 
 import kael
@@ -90,3 +91,43 @@ def test_deep_diamonds(m):
     for _ in range(700):
         y = y.sin() + y.cos()
     return [m.count_nodes(y.grad_fn), m.depth(y.grad_fn)]
+
+
+# -- seeded generated DAGs ----------------------------------------------------------------------------
+
+
+def _layered_dag(rng):
+    """A seeded DAG in 2-12 layers of 1-3 values; each value combines one or two values of any
+    earlier layer (skip connections make long and short paths to the same node), with a repeated
+    operand now and then; the root sums the last layer."""
+    layers = [[kael.tensor([rng.uniform(0.1, 0.9)], requires_grad=True) for _ in range(rng.randint(1, 2))]]
+    for _ in range(rng.randint(2, 12)):
+        earlier = [v for layer in layers for v in layer]
+        layer = []
+        for _ in range(rng.randint(1, 3)):
+            a = rng.choice(layers[-1]) if rng.random() < 0.6 else rng.choice(earlier)
+            kind = rng.randrange(4)
+            if kind == 0:
+                layer.append(a.sin())
+            elif kind == 1:
+                layer.append(a * rng.choice(earlier))
+            elif kind == 2:
+                layer.append(a + a)
+            else:
+                layer.append((a * 0.5).exp())
+        layers.append(layer)
+    total = layers[-1][0]
+    for v in layers[-1][1:]:
+        total = total + v
+    return total.sum()
+
+
+def test_generated_dags(m):
+    """40 seeded layered DAGs with skip connections, shared nodes and repeated operands:
+    count_nodes and depth of each"""
+    rng = random.Random(1212)
+    out = []
+    for _ in range(40):
+        y = _layered_dag(rng)
+        out.append([m.count_nodes(y.grad_fn), m.depth(y.grad_fn)])
+    return out
