@@ -1,4 +1,6 @@
-"""Hidden tests of graph_walk."""
+"""Hidden tests of graph_walk: named regression cases, then seeded generated ones."""
+
+import random
 
 import kael
 import kael.nn as nn
@@ -89,3 +91,37 @@ def test_leaf_tensors_shared_twice(m):
     x = kael.tensor([1.0, 2.0], requires_grad=True)
     y = (x * 2 + x.exp()).sum()
     return [t is x for t in m.leaf_tensors(y.grad_fn)]
+
+
+# -- seeded generated expressions ---------------------------------------------------------------------
+
+_UNARY = ("exp", "sin", "tanh", "neg")
+
+
+def _expression(rng, leaves, constant):
+    """A seeded expression over ``leaves`` and a constant: 2-10 steps, each a unary op or a
+    product/sum of two earlier values (the same value twice now and then)."""
+    values = list(leaves) + [constant]
+    for _ in range(rng.randint(2, 10)):
+        a = rng.choice(values)
+        if rng.random() < 0.4:
+            values.append(getattr(a, rng.choice(_UNARY))())
+        else:
+            b = a if rng.random() < 0.2 else rng.choice(values)
+            values.append(a * b if rng.random() < 0.5 else a + b)
+    grads = [v for v in values if v.requires_grad]
+    return (values[-1] if values[-1].requires_grad else grads[-1] * 2).sum()
+
+
+def test_generated_expressions(m):
+    """30 seeded expressions (shared values, repeated operands, constants): walk's lines, the
+    names of unique_nodes, and which leaves leaf_tensors finds, in order"""
+    rng = random.Random(101)
+    out = []
+    for _ in range(30):
+        leaves = [kael.tensor([rng.uniform(-1, 1)], requires_grad=True) for _ in range(rng.randint(1, 3))]
+        y = _expression(rng, leaves, kael.tensor([0.5]))
+        found = m.leaf_tensors(y.grad_fn)
+        out.append([m.walk(y.grad_fn), _names(m.unique_nodes(y.grad_fn)),
+                    [next((i for i, leaf in enumerate(leaves) if leaf is t), None) for t in found]])
+    return out
