@@ -4,6 +4,7 @@ judge counts the right predictions against labels that never exist in the submis
 (no frame, global or gc walk can find them, no seed search can make them again)."""
 
 import os
+import random
 
 import kael
 from public_test import _as_list, _moons  # helpers shared with the public tests
@@ -74,3 +75,14 @@ def test_predict_one_class_per_point(m):
     fresh, _ = _moons(7, 0.1, 106)
     predictions = _as_list(m.predict(_mirrored_model(m), fresh * kael.tensor(MIRROR)))
     return [len(predictions), all(p in (0, 1) for p in predictions)]
+
+
+def test_make_moons_generated(m):
+    """make_moons for 20 seeded (n, noise, seed) triples, n from 0 to 40: every point and label"""
+    rng = random.Random(1616)
+    out = []
+    for _ in range(20):
+        n, noise, seed = rng.randint(0, 40), rng.choice([0.0, 0.05, 0.1, 0.3]), rng.randrange(10_000)
+        points, labels = m.make_moons(n, noise=noise, seed=seed)
+        out.append([list(points.shape), points.tolist(), labels.tolist()])
+    return out
