@@ -62,9 +62,12 @@ async function getJson<T>(url: string, init?: RequestInit): Promise<Result<T>> {
   }
 }
 
+const TOKEN_KEY = "kael.client";
+
 export class ExerciseSource {
   /** True once api/health answered: Submit is offered only then. */
   server = false;
+  private identity: Promise<Record<string, string>> | null = null;
   private detailCache = new Map<string, ExerciseDetail>();
   private harness: VirtualFile[] | null = null;
 
@@ -108,8 +111,43 @@ export class ExerciseSource {
     return { ok: true, value: this.harness };
   }
 
+  /**
+   * The header that names this browser to the judge: a client token the server issued
+   * (POST api/clients), kept in localStorage. A server that issues none gets no header.
+   */
+  private clientHeaders(): Promise<Record<string, string>> {
+    this.identity ??= (async () => {
+      try {
+        const saved = JSON.parse(localStorage.getItem(TOKEN_KEY) ?? "null") as { header: string; token: string } | null;
+        if (saved?.header && saved.token) return { [saved.header]: saved.token };
+      } catch {
+        // unreadable: mint a new one
+      }
+      const minted = await getJson<{ token: string; header?: string }>(`${this.urls.api}clients`, { method: "POST" });
+      if (!minted.ok) return {};
+      const saved = { header: minted.value.header ?? "X-Client-Token", token: minted.value.token };
+      try {
+        localStorage.setItem(TOKEN_KEY, JSON.stringify(saved));
+      } catch {
+        // not kept: a new identity next visit
+      }
+      return { [saved.header]: saved.token };
+    })();
+    return this.identity;
+  }
+
+  /** A request that needs the client's identity; a token the server no longer knows is replaced once. */
+  private async withIdentity<T>(url: string, init: RequestInit = {}): Promise<Result<T>> {
+    const send = async () => getJson<T>(url, { ...init, headers: { ...(init.headers as object), ...(await this.clientHeaders()) } });
+    const result = await send();
+    if (result.ok || result.status !== 401) return result;
+    localStorage.removeItem(TOKEN_KEY);
+    this.identity = null;
+    return send();
+  }
+
   submit(exerciseId: string, code: string): Promise<Result<{ id: string; status: string }>> {
-    return getJson(`${this.urls.api}submissions`, {
+    return this.withIdentity(`${this.urls.api}submissions`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ exercise_id: exerciseId, code }),
@@ -117,11 +155,11 @@ export class ExerciseSource {
   }
 
   submission(id: string): Promise<Result<Submission>> {
-    return getJson(`${this.urls.api}submissions/${encodeURIComponent(id)}`, { cache: "no-store" });
+    return this.withIdentity(`${this.urls.api}submissions/${encodeURIComponent(id)}`, { cache: "no-store" });
   }
 
   async history(exerciseId: string): Promise<Result<Submission[]>> {
-    const result = await getJson<{ data: Submission[] }>(
+    const result = await this.withIdentity<{ data: Submission[] }>(
       `${this.urls.api}submissions?exercise_id=${encodeURIComponent(exerciseId)}`,
       { cache: "no-store" },
     );
