@@ -24,7 +24,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import catalog, mistakes
+from . import catalog, mistakes, tracediff
 from .child import MARK
 from .compare import ERROR, compare_outcomes
 from .report import (
@@ -302,7 +302,8 @@ def _run_submission(exercise, code, cases, runner, limits, env):
 
 
 def grade(exercise, code: str, runner=None, public_only: bool = False, *, limits=None,
-          reveal_hidden: bool = True, env=None, root=None, known_mistakes: bool = True) -> dict:
+          reveal_hidden: bool = True, env=None, root=None, known_mistakes: bool = True,
+          trace: bool = True) -> dict:
     """Grade ``code`` for ``exercise`` (an ``Exercise``, or its id, folder name or number).
 
     ``runner``: how to start the child (default ``LocalRunner()``); the reference runs through
@@ -310,6 +311,8 @@ def grade(exercise, code: str, runner=None, public_only: bool = False, *, limits
     ``reveal_hidden=False`` keeps the values of hidden tests out of their messages. ``env``:
     environment for the child (default: pass ``KAEL_BACKEND`` through). ``known_mistakes``:
     name the hand-written mutants the outcomes match (``mistakes.py``) when not Accepted.
+    ``trace``: for the engine exercises, the first step where the learner's run of the first
+    failing public case diverges from the reference's (``tracediff.py``).
     Returns the report dict (see ``report.py``); raises ``HarnessError`` when the harness or
     the reference fails, ``catalog.UnknownExercise`` for an unknown id."""
     exercise = catalog.find(exercise, root)
@@ -370,7 +373,12 @@ def grade(exercise, code: str, runner=None, public_only: bool = False, *, limits
         duration_ms=run.result.duration_s * 1000.0,
     )
     if verdict != ACCEPTED and known_mistakes:
-        report["mistakes"] = mistakes.match(exercise, tests, run.cases, runner=runner, env=env)
+        # Without reveal_hidden, only public outcomes choose the message (none of it can then
+        # depend on a hidden test); judge.py, with the hidden tests on disk, matches on all.
+        shown = tests if reveal_hidden else [t for t in tests if not t["hidden"]]
+        report["mistakes"] = mistakes.match(exercise, shown, run.cases, runner=runner, env=env)
+    if verdict != ACCEPTED and trace:
+        report["trace_diff"] = tracediff.trace_diff(exercise, code, tests, runner=runner, env=env, limits=limits)
     return report
 
 

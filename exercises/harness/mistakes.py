@@ -68,25 +68,27 @@ def _stored(exercise) -> dict:
 
 def _statuses(cases, frames, expected) -> dict:
     """``{case name: status}`` of one run, compared as ``grade`` compares them."""
+    from .grade import _expected
+
     out = {}
     for c in cases:
         frame = frames.get(c.name)
-        status, _ = compare_outcomes(frame, expected[c.name], c.tolerance, min_accuracy=c.min_accuracy)
+        status, _ = compare_outcomes(frame, _expected(expected[c.name], c), c.tolerance,
+                                     min_accuracy=c.min_accuracy)
         out[c.name] = status
     return out
 
 
 def compute_signature(exercise, name: str, *, runner=None, env=None) -> dict:
     """Run mutant ``name`` on every case (through ``runner``) and return its signature."""
-    from .grade import _env, reference_outcomes, run_child  # grade imports this module
+    from .grade import _env, _run_submission  # grade imports this module
     from .runner import LocalRunner
 
     runner = runner or LocalRunner()
     env = _env(env)
     cases = exercise.cases()
-    expected = reference_outcomes(exercise, runner, env)
     source = exercise.mutants()[name]
-    run = run_child(exercise, source, cases, runner, exercise.limits(), env)
+    run, expected = _run_submission(exercise, source, cases, runner, exercise.limits(), env)
     statuses = _statuses(cases, run.cases, expected)
     failing = [c.name for c in cases if statuses[c.name] != PASSED]
     public = {c.name: _outcome(run.cases.get(c.name)) for c in cases
