@@ -195,13 +195,11 @@ FAKE_PROC = {
 PROC_MASKS = {
     "/proc/meminfo": "meminfo", "/proc/stat": "stat", "/proc/loadavg": "loadavg",
     "/proc/uptime": "uptime", "/proc/vmstat": "empty", "/proc/zoneinfo": "empty",
-    "/proc/buddyinfo": "empty", "/proc/pagetypeinfo": "empty", "/proc/slabinfo": "empty",
-    "/proc/vmallocinfo": "empty", "/proc/diskstats": "empty", "/proc/interrupts": "empty",
+    "/proc/buddyinfo": "empty", "/proc/diskstats": "empty", "/proc/interrupts": "empty",
     "/proc/softirqs": "empty", "/proc/schedstat": "empty", "/proc/swaps": "empty",
     "/proc/locks": "empty", "/proc/key-users": "empty", "/proc/keys": "empty",
-    "/proc/timer_list": "empty", "/proc/sched_debug": "empty", "/proc/kallsyms": "empty",
-    "/proc/modules": "empty", "/proc/partitions": "empty", "/proc/kcore": "empty",
-    "/proc/sysrq-trigger": "empty", "/proc/latency_stats": "empty",
+    "/proc/timer_list": "empty",
 }
-PROC_DIR_MASKS = ("/proc/pressure", "/proc/sys", "/proc/irq", "/proc/fs", "/proc/driver",
-                  "/proc/tty", "/proc/bus", "/proc/scsi", "/proc/acpi", "/proc/sysvipc")
+# (Files only root may read, such as slabinfo, vmallocinfo, pagetypeinfo and kcore, stay as
+# they are: the program never runs as root.)
+PROC_DIR_MASKS = ("/proc/pressure", "/proc/sys", "/proc/sysvipc")

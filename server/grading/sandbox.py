@@ -5,7 +5,8 @@ One ``SandboxRunner`` per grading slot, each with its own unprivileged uid. A ru
     unshare --mount -- sh -c WRAPPER        (root, in a mount namespace of its own)
       joins the run's cgroup (memory and process count of the whole run, see cgroup.py),
       mounts a tmpfs with size= and nr_inodes= for the run's /tmp,
-      exec prlimit ... -- bwrap --args 3    (bwrap's arguments come on fd 3: /proc/1/cmdline
+      sets the per-process limits (ulimit),
+      exec bwrap --args 3                   (bwrap's arguments come on fd 3: /proc/1/cmdline
                                              inside shows nothing of the host)
         new pid, net, ipc, uts, cgroup namespaces; a root made only of rootfs.py's in-memory
         copy of the interpreter, its standard library and libraries, and kael; the task folder
@@ -66,8 +67,13 @@ WRAPPER_FAILED = 125
 # Runs as root in the run's own mount namespace, before bwrap: join the cgroups, mount /tmp.
 WRAPPER = (
     'for f in $KAEL_CGROUPS; do echo $$ > "$f" || exit 125; done; '
-    'mount -t tmpfs -o "size=$KAEL_TMP_SIZE,nr_inodes=$KAEL_TMP_INODES,mode=1777,nosuid,nodev" '
-    'kael-tmp "$KAEL_TMP_DIR" || exit 125; exec "$@"'
+    'mount -n -t tmpfs -o "size=$KAEL_TMP_SIZE,nr_inodes=$KAEL_TMP_INODES,mode=1777,nosuid,nodev" '
+    'kael-tmp "$KAEL_TMP_DIR" || exit 125; '
+    # the per-process limits (dash's ulimit: -f in 512-byte blocks, -v in KiB); hard above soft
+    # for the CPU, so that SIGXCPU comes first
+    'ulimit -S -t "$KAEL_CPU" && ulimit -H -t "$KAEL_CPU_HARD" && ulimit -v "$KAEL_AS_KB" '
+    '&& ulimit -p "$KAEL_NPROC" && ulimit -f "$KAEL_FSIZE_BLOCKS" && ulimit -n "$KAEL_NOFILE" '
+    '&& ulimit -c 0 || exit 125; exec "$@"'
 )
 
 
@@ -91,7 +97,7 @@ class SandboxRunner:
     tools: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        for tool in ("bwrap", "prlimit", "unshare", "mount", "sh"):
+        for tool in ("bwrap", "unshare", "mount", "sh"):
             path = shutil.which(tool)
             if path is None:
                 raise SandboxError(f"{tool} is not installed (Debian: bubblewrap, util-linux)")
@@ -144,30 +150,31 @@ class SandboxRunner:
                  "--sys-path", KAEL_MOUNT, *argv[1:]]
         return args
 
-    def command(self, limits: Limits, args_fd: int, program: list[str]) -> list[str]:
-        """The host command: wrapper, limits, bwrap reading its options from ``args_fd``, then
+    def command(self, args_fd: int, program: list[str]) -> list[str]:
+        """The host command: the wrapper, then bwrap reading its options from ``args_fd``, then
         the ``program`` to run inside (bwrap takes only options from there). What pid 1
         inside shows as its command line is just this: no host path."""
-        memory = limits.memory_mb * 1024 * 1024
+        return [self.tools["unshare"], "--mount", "--propagation", "private", "--",
+                self.tools["sh"], "-c", WRAPPER, "kael-sandbox",
+                self.tools["bwrap"], "--args", str(args_fd), *program]
+
+    def wrapper_env(self, limits: Limits, group, tmp_size: int) -> dict:
         cpu = limits.cpu_seconds
-        processes = limits.processes or DEFAULT_PROCESSES
-        return [
-            self.tools["unshare"], "--mount", "--propagation", "private", "--",
-            self.tools["sh"], "-c", WRAPPER, "kael-sandbox",
-            self.tools["prlimit"], f"--cpu={cpu}:{cpu + 1}", f"--as={memory}", f"--nproc={processes}",
-            f"--fsize={limits.file_bytes}", f"--nofile={NOFILE}", "--core=0", "--",
-            self.tools["bwrap"], "--args", str(args_fd), *program,
-        ]
+        return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+                "KAEL_CGROUPS": " ".join(group.procs_files) if group else "",
+                "KAEL_TMP_SIZE": str(tmp_size), "KAEL_TMP_INODES": str(TMP_INODES),
+                "KAEL_TMP_DIR": str(self.root / "tmp"),
+                "KAEL_CPU": str(cpu), "KAEL_CPU_HARD": str(cpu + 1),
+                "KAEL_AS_KB": str(limits.memory_mb * 1024),
+                "KAEL_NPROC": str(limits.processes or DEFAULT_PROCESSES),
+                "KAEL_FSIZE_BLOCKS": str(max(1, limits.file_bytes // 512)),
+                "KAEL_NOFILE": str(NOFILE)}
 
     def run(self, task_dir, argv, limits, *, stdin=b"", env=None) -> RunResult:
         processes = limits.processes or DEFAULT_PROCESSES
         tmp_size = max(4 * limits.file_bytes, 8 * 1024 * 1024)
         group = (self.cgroups.create(memory_bytes=limits.memory_mb * 1024 * 1024 + tmp_size,
                                      processes=processes) if self.cgroups else None)
-        wrapper_env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
-                       "KAEL_CGROUPS": " ".join(group.procs_files) if group else "",
-                       "KAEL_TMP_SIZE": str(tmp_size), "KAEL_TMP_INODES": str(TMP_INODES),
-                       "KAEL_TMP_DIR": str(self.root / "tmp")}
         args_r, args_w = os.pipe()
         filter_r, filter_w = os.pipe()
         started = []
@@ -183,7 +190,8 @@ class SandboxRunner:
             _feed(args_w, b"".join(a.encode() + b"\0" for a in args[:split]))
             _feed(filter_w, seccomp.program())
             result = run_process(
-                self.command(limits, args_r, args[split:]), limits, stdin=stdin, cwd="/", env=wrapper_env,
+                self.command(args_r, args[split:]), limits, stdin=stdin, cwd="/",
+                env=self.wrapper_env(limits, group, tmp_size),
                 output_cap=self.output_cap, on_start=register, decode=_decode,
                 pass_fds=(args_r, filter_r),
             )
