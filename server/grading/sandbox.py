@@ -171,6 +171,8 @@ class SandboxRunner:
                 "KAEL_NOFILE": str(NOFILE)}
 
     def run(self, task_dir, argv, limits, *, stdin=b"", env=None) -> RunResult:
+        if not (self.root / ".complete").exists():  # /dev/shm was cleared under us: rebuild
+            rootfs.ensure_root()
         processes = limits.processes or DEFAULT_PROCESSES
         tmp_size = max(4 * limits.file_bytes, 8 * 1024 * 1024)
         group = (self.cgroups.create(memory_bytes=limits.memory_mb * 1024 * 1024 + tmp_size,
