@@ -23,7 +23,6 @@ from pathlib import Path
 import httpx
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "exercises"))
 sys.path.insert(0, str(REPO / "tests"))
 
 from harness import catalog  # noqa: E402
