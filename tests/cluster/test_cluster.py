@@ -172,3 +172,31 @@ def test_postgres_restarted_mid_run_loses_nothing_and_grades_nothing_twice(clust
     assert_exactly_one_right_verdict(c, observer, sources)
     assert all(w.alive() for w in c.workers)
     assert all(api.proc.poll() is None for api in c.apis)
+
+
+def test_an_api_server_that_grades_too_and_a_submission_left_without_a_job(cluster_env, tmp_path):
+    """KAEL_GRADING_WORKERS=1 on Postgres: the API server runs a queue worker itself. A row
+    committed without its job (an API server died in between) is queued by the recovery sweep."""
+    api = LiveServer({**cluster_env, "KAEL_GRADING_WORKERS": "1"}, tmp_path / "api.log").start()
+    engine = make_engine(cluster_env["KAEL_DATABASE_URL"])
+    try:
+        assert "task queue" in api.health["grading_detail"]
+        token = httpx.post(api.url + "/api/clients").json()["token"]
+        ids = [httpx.post(api.url + "/api/submissions", headers={"X-Client-Token": token},
+                          json={"exercise_id": "adder", "code": CORRECT}).json()["id"] for _ in range(4)]
+        with engine.begin() as conn:
+            conn.execute(text(
+                "INSERT INTO submissions (id, client_hash, exercise_id, code, status, attempts, created_at) "
+                "VALUES ('orphan', :client, 'adder', :code, 'queued', 0, NOW() - INTERVAL '1 minute')"),
+                {"client": "c" * 64, "code": WRONG})
+
+        def verdicts():
+            with engine.connect() as conn:
+                rows = dict(conn.execute(text("SELECT id, verdict FROM submissions WHERE status = 'done'")).all())
+            return rows if len(rows) == 5 else None
+
+        assert wait_until(verdicts, 120, "5 verdicts") == {**{sid: "Accepted" for sid in ids},
+                                                           "orphan": "Wrong Answer"}
+    finally:
+        api.stop()
+        engine.dispose()

@@ -142,3 +142,15 @@ def test_limiters_with_their_own_namespaces_do_not_share_events(engine):
     assert clients.allow("k")[0] and addresses.allow("k")[0]
     assert not clients.allow("k")[0] and not addresses.allow("k")[0]
     assert DbRateLimiter(sessions, 0, 60).allow("k") == (True, 0.0)  # 0: no limit
+
+
+def test_no_grading_workers_without_a_task_queue_refuses_submissions(make_client):
+    client = make_client(grading_workers=0)
+    health = client.get("/api/health").json()
+    assert health["grading"] == "unavailable"
+    assert "KAEL_GRADING_WORKERS=0" in health["grading_detail"]
+    token = client.post("/api/clients").json()["token"]
+    r = client.post("/api/submissions", json={"exercise_id": "adder", "code": "x = 1"},
+                    headers={"X-Client-Token": token})
+    assert r.status_code == 503 and r.headers["Retry-After"]
+    assert "nothing grades here" in r.json()["detail"]
