@@ -91,3 +91,39 @@ def test_sleepers_from_one_client_do_not_hold_the_judge(make_client, tmp_path):
     assert body["verdict"] == "Accepted"
     statuses = [client.get(f"/api/submissions/{s}", headers=api.TOKEN_A).json()["status"] for s in sleepers]
     assert statuses.count("queued") == 3, statuses
+
+
+def test_a_killed_servers_task_folders_are_private_and_removed_at_restart(make_server):
+    """Issue 11.8: kill -9 while a submission with hidden tests is being graded. Its task folder
+    is left behind, but readable by root and that slot's group only, and the next start-up
+    removes it."""
+    import glob
+    import os
+    import stat
+    import time
+
+    import httpx
+    from _support import new_client_token
+
+    server = make_server().start()
+    http = httpx.Client(base_url=server.url)
+    token = new_client_token(http)
+    r = http.post("/api/submissions", headers=token, json={
+        "exercise_id": "adder", "code": "import time\ntime.sleep(60)\ndef add(a, b):\n    return a + b\n"})
+    assert r.status_code == 202, r.text
+    pattern = f"/dev/shm/kael-sandbox-private-{server.proc.pid}-*/tasks/*"
+    deadline = time.monotonic() + 60
+    while not [t for t in glob.glob(pattern) if os.path.exists(os.path.join(t, "hidden_test.py"))]:
+        assert time.monotonic() < deadline, "no task folder with hidden tests appeared"
+        time.sleep(0.05)
+    server.kill()
+    left = glob.glob(f"/dev/shm/kael-sandbox-private-{server.proc.pid}-*")
+    assert left
+    for folder in left:
+        st = os.stat(folder)
+        assert stat.S_IMODE(st.st_mode) == 0o700 and st.st_uid == 0
+    for task in glob.glob(pattern):
+        st = os.stat(task)
+        assert stat.S_IMODE(st.st_mode) == 0o750 and st.st_uid == 0 and st.st_gid != 0
+    make_server().start()
+    assert not any(os.path.exists(folder) for folder in left)
