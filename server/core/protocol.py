@@ -55,9 +55,15 @@ class ConnectionGuard:
             self.open.pop(address, None)
 
 
+PHRASES = {400: "Bad Request", 408: "Request Timeout", 429: "Too Many Requests",
+           503: "Service Unavailable"}
+
+
 def refusal(status: int, reason: str) -> bytes:
+    """A whole JSON error response that announces the close, written straight to the socket
+    (outside h11's state machine: the connection is closed right after it)."""
     body = json.dumps({"detail": reason}).encode()
-    phrase = {429: "Too Many Requests", 503: "Service Unavailable"}[status]
+    phrase = PHRASES[status]
     return (f"HTTP/1.1 {status} {phrase}\r\ncontent-type: application/json\r\n"
             f"content-length: {len(body)}\r\nretry-after: 5\r\nconnection: close\r\n\r\n").encode() + body
 
@@ -118,6 +124,12 @@ class GuardedH11Protocol(H11Protocol):
             return
         log.warning("closed a connection from %s that sent no whole request within %g s",
                     self._address, self.guard.read_timeout_s)
+        self.transport.write(refusal(408, f"no whole request within {self.guard.read_timeout_s:g} s"))
+        self.transport.close()
+
+    def send_400_response(self, msg: str) -> None:
+        """What h11 cannot parse gets a JSON error too, like every other refusal."""
+        self.transport.write(refusal(400, f"invalid HTTP request ({msg.rstrip('.').lower()})"))
         self.transport.close()
 
 
