@@ -58,7 +58,8 @@ class SubmissionCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     exercise_id: str = Field(min_length=1, max_length=100, examples=["01-graph-walk"])
-    code: str = Field(description="the learner's file; at most 64 KiB of UTF-8 (413 beyond)")
+    code: str = Field(description="the learner's file, UTF-8; larger than the server's "
+                                  "KAEL_MAX_CODE_BYTES (64 KiB by default) is 413")
 
 
 class TestResultPublic(BaseModel):
