@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -66,14 +67,18 @@ _DEATH_SIGNALS = {int(s) for s in (signal.SIGKILL, signal.SIGXCPU, signal.SIGXFS
 WRAPPER_FAILED = 125
 # Runs as root in the run's own mount namespace, before bwrap: join the cgroups, mount /tmp.
 WRAPPER = (
-    'for f in $KAEL_CGROUPS; do echo $$ > "$f" || exit 125; done; '
+    # A failure here says so on stderr with a nonce only the server knows (the program inside
+    # cannot forge a "sandbox failed" by exiting with 125 and printing the same words).
+    'fail() { echo "$KAEL_NONCE: $1" >&2; exit 125; }; '
+    'for f in $KAEL_CGROUPS; do echo $$ > "$f" || fail "cannot join cgroup $f"; done; '
     'mount -n -t tmpfs -o "size=$KAEL_TMP_SIZE,nr_inodes=$KAEL_TMP_INODES,mode=1777,nosuid,nodev" '
-    'kael-tmp "$KAEL_TMP_DIR" || exit 125; '
+    'kael-tmp "$KAEL_TMP_DIR" || fail "cannot mount /tmp"; '
     # the per-process limits (dash's ulimit: -f in 512-byte blocks, -v in KiB); hard above soft
     # for the CPU, so that SIGXCPU comes first
     'ulimit -S -t "$KAEL_CPU" && ulimit -H -t "$KAEL_CPU_HARD" && ulimit -v "$KAEL_AS_KB" '
     '&& ulimit -p "$KAEL_NPROC" && ulimit -f "$KAEL_FSIZE_BLOCKS" && ulimit -n "$KAEL_NOFILE" '
-    '&& ulimit -c 0 || exit 125; exec "$@"'
+    '&& ulimit -c 0 || fail "cannot set limits"; '
+    'unset KAEL_NONCE; exec "$@"'
 )
 
 
@@ -104,6 +109,7 @@ class SandboxRunner:
             self.tools[tool] = path
         self._running: set[subprocess.Popen] = set()  # the harness may run two at once
         self._lock = threading.Lock()
+        self._nonce = "kael-sandbox-" + secrets.token_hex(8)
 
     # -- task folders: private to this slot's uid ------------------------------------------------
 
@@ -160,7 +166,7 @@ class SandboxRunner:
 
     def wrapper_env(self, limits: Limits, group, tmp_size: int) -> dict:
         cpu = limits.cpu_seconds
-        return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+        return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "KAEL_NONCE": self._nonce,
                 "KAEL_CGROUPS": " ".join(group.procs_files) if group else "",
                 "KAEL_TMP_SIZE": str(tmp_size), "KAEL_TMP_INODES": str(TMP_INODES),
                 "KAEL_TMP_DIR": str(self.root / "tmp"),
@@ -207,7 +213,7 @@ class SandboxRunner:
                 group.remove()
         if group is not None and oom:
             result.memory_killed = True
-        if result.exit_code == WRAPPER_FAILED:
+        if result.exit_code == WRAPPER_FAILED and self._nonce.encode() in result.stderr:
             raise SandboxError("the sandbox could not be set up: "
                                + result.stderr.decode(errors="replace")[-500:])
         if result.signal == signal.SIGSYS:

@@ -274,3 +274,9 @@ def test_folders_of_a_killed_server_are_removed_at_start_up(tmp_path):
     (stale / "tasks" / "slot1-abc" / "hidden_test.py").write_text("SECRET = 1\n")
     rootfs.remove_stale()
     assert not stale.exists()
+
+
+def test_a_program_cannot_pose_as_a_broken_sandbox(runner):
+    """Exit status 125 and words on stderr are the program's own result, not a judge failure."""
+    result = run(runner, "import os, sys\nsys.stderr.write('kael-sandbox: cannot mount /tmp\\n')\nos._exit(125)\n")
+    assert result.exit_code == 125 and result.signal is None
