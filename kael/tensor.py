@@ -706,6 +706,8 @@ class Tensor:
 
     @property
     def mT(self):
+        if self.ndim == 0:  # PyTorch gives the 0-d tensor itself back
+            return self
         if self.ndim < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
         return ops.transpose(self, -2, -1)

@@ -181,7 +181,7 @@ class Targets:
     does. ``grad`` captures the gradient arriving at each target and leaves ``.grad`` alone.
     """
 
-    __slots__ = ("inputs", "capture", "nodes", "needed", "captured")
+    __slots__ = ("inputs", "capture", "nodes", "needed", "through", "captured")
 
     def __init__(self, inputs, capture, root_nodes):
         self.inputs = inputs
@@ -194,7 +194,9 @@ class Targets:
             self.nodes.setdefault(node, []).append(i)
             if not capture and not isinstance(node, AccumulateGrad):
                 t.retain_grad()
-        self.needed = _needed(root_nodes, self.nodes)
+        self.needed = needed = _needed(root_nodes, self.nodes)
+        # nodes that pass gradients on toward a target; a target's own node runs only if so
+        self.through = {n for n in needed if any(ni.edge in needed for ni in n.inputs if ni.edge is not None)}
         self.captured = [None] * len(inputs) if capture else None
 
     def skips(self, node) -> bool:
@@ -206,14 +208,18 @@ class Targets:
 
     def take(self, node, grad, tracer):
         """Capture ``grad`` for the targets at ``node`` (a leaf's hooks see it first); returns
-        the gradient the node itself then uses."""
-        if self.capture and node in self.nodes:
-            if isinstance(node, AccumulateGrad):
-                grad = node.run_hooks(grad)  # a leaf's hooks see its gradient, as in PyTorch
-            indices = self.nodes[node]
-            for i in indices:
-                self.captured[i] = grad
-            tracer.on_capture(node, indices, grad)
+        the gradient the node itself then uses, or None when the node need not run (a target
+        whose node leads to no other target, as in PyTorch)."""
+        if node in self.nodes:
+            if self.capture:
+                if type(node) is AccumulateGrad:
+                    grad = node.run_hooks(grad)  # a leaf's hooks see its gradient, as in PyTorch
+                indices = self.nodes[node]
+                for i in indices:
+                    self.captured[i] = grad
+                tracer.on_capture(node, indices, grad)
+            if self.capture and node not in self.through and type(node) is not AccumulateGrad:
+                return None  # autograd.grad stops at a target; backward(inputs=) runs its node
         return grad
 
     def result(self, allow_unused):
@@ -290,6 +296,8 @@ def _apply(node, grad, targets, tracer):
         grad = run_pre_hooks(node, grad)
         tracer.on_hooks(node, "pre", len(node._pre_hooks), grad)
     grad = targets.take(node, grad, tracer)
+    if grad is None:
+        return ()
     if type(node) is AccumulateGrad:
         if targets.accumulates(node):
             node.apply(grad)

@@ -110,8 +110,11 @@ class Function:
                 if out is a:
                     out = out._alias()
                     break
-        if node is not None and B.dtype(out._data).is_floating_point:
-            out._set_history(node)
+        if node is not None:
+            if B.dtype(out._data).is_floating_point:
+                out._set_history(node)
+        elif not enabled:
+            _no_grad_view(out, args)
         return out
 
     @classmethod
@@ -143,6 +146,19 @@ class Function:
         if positions is None:
             return cls._node_class(tuple(inputs), tuple(needs))
         return cls._node_class(tuple(inputs), tuple(needs), (len(args), tuple(positions)))
+
+
+def _no_grad_view(out, args):
+    """PyTorch: a view made under ``no_grad`` of a tensor that requires grad requires grad too
+    (a leaf; writing into it in place with grad mode on is then refused)."""
+    storage = out._storage
+    for a in args:
+        if isinstance(a, Tensor) and a._storage is storage and a is not out:
+            meta = a._meta
+            if meta is not None and meta.requires_grad and out._meta is None:
+                out.requires_grad_()
+                out._meta.no_grad_view = True
+            return
 
 
 _NO_GRAD_NEEDED = [(False,) * n for n in range(8)]

@@ -59,6 +59,8 @@ def _erf(x):
 
 
 def _sign(x):
+    if x.dtype.kind == "b":
+        return x.copy()
     if x.dtype.kind != "f":
         return np.sign(x)
     one = x.dtype.type(1)

@@ -6,7 +6,18 @@ from .. import dtype as dt
 from ..backend.errors import fmt_shape
 from ..tensor import B, Tensor, _wrap
 
-__all__ = ["as_tensor", "operands", "promoted", "sum_to", "reduce_grad", "norm_dim", "norm_dims"]
+__all__ = [
+    "as_tensor", "operands", "promoted", "sum_to", "reduce_grad", "norm_dim", "norm_dims", "TORCH_NAMES",
+    "not_implemented",
+]
+
+# PyTorch's names of the dtypes in its messages ("not implemented for 'Long'").
+TORCH_NAMES = {dt.float32: "Float", dt.float64: "Double", dt.int64: "Long", dt.bool_: "Bool"}
+
+
+def not_implemented(kernel: str, dtype) -> NotImplementedError:
+    """PyTorch's error for a kernel that has no version for ``dtype``."""
+    return NotImplementedError(f'"{kernel}" not implemented for \'{TORCH_NAMES[dtype]}\'')
 
 
 def as_tensor(value, dtype=None) -> Tensor:

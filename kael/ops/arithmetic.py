@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from .. import dtype as dt
 from ..autograd.function import Function
+from ..backend.errors import broadcast_shapes
 from ..tensor import B, Tensor, _wrap
-from ._util import operands, promoted, reduce_grad
+from ._util import not_implemented, operands, promoted, reduce_grad
 
 __all__ = [
     "add", "sub", "mul", "div", "true_divide", "neg", "pow", "clamp", "clip", "maximum", "minimum",
@@ -148,7 +149,23 @@ def _binary(cls, op):
 
 
 add = _binary(Add, "add")
-sub = _binary(Sub, "sub")
+def sub(a, b):
+    """a - b; refused for bool tensors, as in PyTorch."""
+    (a, b), _ = operands(a, b)
+    if a.dtype is dt.bool_ or b.dtype is dt.bool_:
+        if a.dtype is b.dtype:
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                "Use the `^` or `logical_xor()` operator instead."
+            )
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return Sub.apply(a, b)
+
+
+sub.__doc__ = Sub.__doc__
 mul = _binary(Mul, "mul")
 div = _binary(Div, "div")
 true_divide = div
@@ -156,10 +173,28 @@ true_divide = div
 
 def pow(a, b):
     """a ** b for tensors and numbers."""
-    (a, b), _ = operands(a, b)
-    if b.dtype is dt.int64 and a.dtype is dt.int64 and B.item(B.amin(b._data, tuple(range(b.ndim)), False)) < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    scalar_exponent = not isinstance(b, Tensor)
+    (a, b), dtype = operands(a, b)
+    if dtype is dt.bool_:
+        broadcast_shapes(a.shape, b.shape)
+        raise not_implemented("pow", dtype)
+    if dtype is dt.int64 and b.numel() and B.item(B.amin(b._data, tuple(range(b.ndim)), False)) < 0:
+        if scalar_exponent:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return _wrap(_int_pow_negative(promoted(a, dtype), promoted(b, dtype)))
     return Pow.apply(a, b)
+
+
+def _int_pow_negative(a, b):
+    """Integer ``a ** b`` where some ``b < 0``: PyTorch's integer rule (1 and -1 stay units,
+    every other base gives 0)."""
+    zero, one = B.full((), 0, dt.int64), B.full((), 1, dt.int64)
+    negative = B.binary("lt", b, zero)
+    positive_part = B.binary("pow", a, B.where(negative, zero, b))
+    odd = B.binary("ne", B.binary("remainder", b, B.full((), 2, dt.int64)), zero)
+    minus_one = B.where(odd, B.full((), -1, dt.int64), one)
+    unit = B.where(B.binary("eq", a, one), one, B.where(B.binary("eq", a, B.full((), -1, dt.int64)), minus_one, zero))
+    return B.where(negative, unit, positive_part)
 
 
 # -- negation, clamping and selection ----------------------------------------------------------
@@ -275,6 +310,11 @@ def neg(a):
     """-a"""
     if not isinstance(a, Tensor):
         raise TypeError(f"neg(): argument 'input' must be Tensor, not {type(a).__name__}")
+    if a.dtype is dt.bool_:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+            "a mask, use the `~` or `logical_not()` operator instead."
+        )
     return Neg.apply(a)
 
 
@@ -343,7 +383,8 @@ logical_xor = _compare("logical_xor")
 
 
 class FloorDivide(Function):
-    """y = floor(a / b);  da = 0;  db = 0 (PyTorch records the node with zero gradients)"""
+    """y = floor(a / b). PyTorch records the node (the result requires grad) but has no
+    derivative for it: backward through it raises, as PyTorch's does."""
 
     @staticmethod
     def forward(ctx, a, b):
@@ -351,9 +392,7 @@ class FloorDivide(Function):
 
     @staticmethod
     def backward(ctx, g):
-        na, nb = ctx.inputs
-        need = ctx.needs_input_grad
-        return (g.new_zeros(na.shape) if need[0] else None, g.new_zeros(nb.shape) if need[1] else None)
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
 class Remainder(Function):
@@ -376,8 +415,11 @@ class Remainder(Function):
 def _integer_safe_forward(op, a, b):
     """floordiv/remainder; an integer division by zero raises as PyTorch's does."""
     (a, b), dtype = operands(a, b)
+    if dtype is dt.bool_:
+        broadcast_shapes(a.shape, b.shape)  # PyTorch checks the shapes before the kernel's dtype
+        raise not_implemented("div_floor_cpu" if op == "floordiv" else "remainder_cpu", dtype)
     db = promoted(b, dtype)
-    if not dtype.is_floating_point and B.item(B.sum(B.binary("eq", db, B.full((), 0, dtype)), tuple(range(len(B.shape(db)))), False)):
+    if not dtype.is_floating_point and B.shape(a._data) != (0,) and 0 not in B.shape(a._data) and B.item(B.sum(B.binary("eq", db, B.full((), 0, dtype)), tuple(range(len(B.shape(db)))), False)):
         raise RuntimeError("ZeroDivisionError")
     return B.binary(op, promoted(a, dtype), db)
 

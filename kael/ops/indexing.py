@@ -12,6 +12,7 @@ from .. import dtype as dt
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import B, Tensor, _view, _wrap
+from ..backend.errors import broadcast_shapes, fmt_shape
 from ._util import operands
 
 __all__ = ["index", "index_put_", "inplace_binary", "inplace_copy", "inplace_fill", "inplace_clamp", "check_inplace"]
@@ -134,9 +135,21 @@ _OVERLAP = (
 
 def check_no_overlap(arr) -> None:
     """PyTorch refuses writes into a tensor whose elements share memory (an ``expand``ed one)."""
-    for n, st in zip(B.shape(arr), B.strides(arr)):
+    shape = B.shape(arr)
+    if 0 in shape:
+        return
+    for n, st in zip(shape, B.strides(arr)):
         if st == 0 and n > 1:
             raise RuntimeError(_OVERLAP)
+
+
+def _check_out_shape(t: Tensor, src) -> None:
+    """An in-place result keeps ``t``'s shape: the source must broadcast to it."""
+    shape, src_shape = B.shape(t._data), B.shape(src)
+    if src_shape != shape and len(src_shape) >= len(shape):
+        out = broadcast_shapes(shape, src_shape)
+        if out != shape:
+            raise RuntimeError(f"output with shape {fmt_shape(shape)} doesn't match the broadcast shape {fmt_shape(out)}")
 
 
 def _source_array(t: Tensor, value, op: str):
@@ -149,6 +162,7 @@ def _source_array(t: Tensor, value, op: str):
 
 
 _TORCH_NAMES = {dt.int64: "long int", dt.bool_: "bool"}
+_TORCH_SCALAR_NAMES = {dt.float32: "Float", dt.float64: "Float", dt.int64: "Long", dt.bool_: "Bool"}
 
 
 def inplace_binary(t: Tensor, op: str, other, name: str) -> Tensor:
@@ -157,6 +171,7 @@ def inplace_binary(t: Tensor, op: str, other, name: str) -> Tensor:
         raise RuntimeError(f"result type {dt.get_default_dtype().name} can't be cast to the desired output type {t.dtype.name} in {name}")
     src = _source_array(t, other, name)
     check_no_overlap(t._data)
+    _check_out_shape(t, src)
     B.binary_(op, t._data, src)
     t._storage.bump()
     return t
@@ -164,9 +179,12 @@ def inplace_binary(t: Tensor, op: str, other, name: str) -> Tensor:
 
 def inplace_copy(t: Tensor, src) -> Tensor:
     check_inplace(t, "copy_", src)
+    if src is t:
+        return t  # PyTorch: copying a tensor into itself does nothing
     src = src if isinstance(src, Tensor) else _wrap(B.full((), src, t.dtype))
     arr = src._data if src.dtype is t.dtype else B.astype(src._data, t.dtype)
     check_no_overlap(t._data)
+    _check_out_shape(t, arr)
     B.copy_(t._data, arr)
     t._storage.bump()
     return t
@@ -187,8 +205,12 @@ def inplace_clamp(t: Tensor, lo, hi) -> Tensor:
     check_inplace(t, "clamp_")
     if lo is None and hi is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
-    if not t.dtype.is_floating_point and (isinstance(lo, float) or isinstance(hi, float)):
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {_TORCH_NAMES[t.dtype]}")
+    for bound in (lo, hi):
+        source = dt.scalar_dtype(bound) if isinstance(bound, (bool, int, float)) else None
+        if source is not None and source.category > t.dtype.category:
+            raise RuntimeError(
+                f"result type {_TORCH_SCALAR_NAMES[source]} can't be cast to the desired output type {_TORCH_NAMES[t.dtype]}"
+            )
     check_no_overlap(t._data)
     B.copy_(t._data, B.clip(t._data, lo, hi))
     t._storage.bump()
@@ -198,14 +220,19 @@ def inplace_clamp(t: Tensor, lo, hi) -> Tensor:
 def index_put_(t: Tensor, key, value) -> Tensor:
     """``t[key] = value``: writes through ``t``'s storage and bumps its version once. The value
     is cast to ``t``'s dtype as PyTorch does (``int_tensor[0] = 1.7`` stores 1)."""
-    check_inplace(t, "index_put_", value)
     key = _normalize_key(key)
+    if not B.shape(t._data) and any(type(k) is int for k in key):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     dst = t._data
     split = _split_ints(key)
     if split is not None:
         dst = B.getitem(dst, split[0])
         key = split[1]
-    check_no_overlap(B.getitem(dst, key) if _is_basic(key) else dst)
+    selected = B.getitem(dst, key)  # an invalid key raises PyTorch's IndexError before the grad rules
+    check_inplace(t, "index_put_", value)
+    if value is t and key == (Ellipsis,):
+        return t  # t[...] = t copies t into itself: nothing to do, as in PyTorch
+    check_no_overlap(selected if _is_basic(key) else dst)
     if isinstance(value, Tensor):
         arr = value._data
     else:

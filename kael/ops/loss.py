@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
+
 from .. import dtype as dt
 from ..autograd.function import Function
 from ..backend.errors import fmt_shape
 from ..tensor import B, Tensor, _wrap
 from .reduction import log_softmax
+from ._util import TORCH_NAMES
 from .arithmetic import minimum
 from .unary import exp, log, sigmoid
 
@@ -26,9 +29,14 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
 
 
 def mse_loss(input, target, reduction="mean"):
-    """mean((input - target)**2)"""
+    """mean((input - target)**2); shapes that differ broadcast, with PyTorch's warning."""
     if input.shape != target.shape:
-        raise RuntimeError(f"mse_loss: input shape {fmt_shape(input.shape)} and target shape {fmt_shape(target.shape)} differ")
+        warnings.warn(
+            f"Using a target size ({fmt_shape(target.shape)}) that is different to the input size "
+            f"({fmt_shape(input.shape)}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            stacklevel=2,
+        )
     diff = input - target
     return _reduce(diff * diff, reduction)
 
@@ -103,9 +111,6 @@ def cross_entropy(input, target, reduction="mean", ignore_index=-100):
     return nll_loss(logp, target, reduction, ignore_index)
 
 
-_TORCH_DTYPE_NAMES = {dt.float32: "Float", dt.float64: "Double", dt.int64: "Long", dt.bool_: "Bool"}
-
-
 def _log_sigmoid(x: Tensor) -> Tensor:
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), finite for every finite x."""
     return minimum(x, 0.0) - _wrap(B.unary("log1p", exp(-x.abs())._data))
@@ -169,6 +174,9 @@ def binary_cross_entropy(input, target, reduction="mean"):
         raise ValueError(f"Target size ({fmt_shape(target.shape)}) must be the same as input size ({fmt_shape(input.shape)})")
     if target.dtype is not input.dtype:
         raise RuntimeError(
-            f"Found dtype {_TORCH_DTYPE_NAMES[target.dtype]} but expected {_TORCH_DTYPE_NAMES[input.dtype]}"
+            f"Found dtype {TORCH_NAMES[target.dtype]} but expected {TORCH_NAMES[input.dtype]}"
         )
+    for name, t in (("input", input), ("target", target)):
+        if t.numel() and not bool(((t >= 0) & (t <= 1)).all()):
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
     return _reduce(BinaryCrossEntropy.apply(input, target), reduction)

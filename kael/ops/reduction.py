@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 from .. import dtype as dt
 from ..autograd.function import Function
 from ..tensor import B, Tensor, _wrap
-from ._util import norm_dim, norm_dims, operands
+from ._util import norm_dim, norm_dims, not_implemented, operands
 from .arithmetic import maximum, minimum, where
 from .unary import exp
 
@@ -90,12 +92,36 @@ def mean(a, dim=None, keepdim=False):
     return Sum.apply(a, dims=dims, keepdim=keepdim, dtype=None) / n
 
 
+class Var(Function):
+    """y = sum((a - mean(a))**2, dims) / d;  da = g * 2 * (a - mean(a)) / d
+
+    d is n - 1 (unbiased) or n. The gradient is PyTorch's closed form: the path through the
+    mean contributes sum(a - mean) = 0 and is left out (so an inf in ``a`` spoils only its own
+    element's gradient, as in PyTorch)."""
+
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, dims=(), keepdim=False, denominator=1):
+        ctx.dims, ctx.keepdim, ctx.denominator = dims, keepdim, denominator
+        ctx.save_for_backward(a)
+        centered = a - mean(a, dims, keepdim=True)
+        return sum(centered * centered, dims, keepdim) / denominator
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        g = _unreduce(g, a.shape, ctx.dims, ctx.keepdim)
+        return g * (2.0 / ctx.denominator if ctx.denominator else math.inf) * (a - mean(a, ctx.dims, keepdim=True))
+
+
 def var(a, dim=None, keepdim=False, unbiased=True):
+    if not a.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = _dims(dim, a.ndim)
     n = _count(a.shape, dims)
-    centered = a - mean(a, dims, keepdim=True)
     denominator = (n - 1 if n else 0) if unbiased else n  # one element, unbiased: 0 / 0 = nan
-    return sum(centered * centered, dims, keepdim) / denominator
+    return Var.apply(a, dims=dims, keepdim=keepdim, denominator=denominator)
 
 
 class Std(Function):
@@ -253,7 +279,11 @@ def min(a, dim=None, keepdim=False):
 
 
 def _arg_extreme(name, a, dim, keepdim):
+    if a.dtype is dt.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     d = None if dim is None else norm_dim(dim, a.ndim)
+    if d is None and a.numel() == 0:  # PyTorch raises an IndexError here, a RuntimeError for amax
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
     _check_nonempty(name, a, () if d is None or not a.ndim else (d,), d is None)
     if not a.ndim:
         return _wrap(B.full((), 0, dt.int64))
@@ -270,6 +300,8 @@ def argmin(a, dim=None, keepdim=False):
 
 def logsumexp(a, dim, keepdim=False):
     """log(sum(exp(a), dim)), computed stably around the max."""
+    if not a.dtype.is_floating_point:
+        a = a.to(dt.get_default_dtype())
     dims = _dims(dim, a.ndim)
     if a.numel():
         m = a.detach().amax(dims, keepdim=True)
@@ -322,10 +354,18 @@ class LogSoftmax(Function):
 
 
 def softmax(a, dim):
+    if not a.dtype.is_floating_point:
+        if a.numel():
+            raise not_implemented("softmax_kernel_impl", a.dtype)
+        return a.clone()  # nothing to compute: PyTorch keeps the dtype
     return Softmax.apply(a, dim=norm_dim(dim, a.ndim))
 
 
 def log_softmax(a, dim):
+    if not a.dtype.is_floating_point:
+        if a.numel():
+            raise not_implemented("log_softmax_kernel_impl", a.dtype)
+        return a.clone()  # nothing to compute: PyTorch keeps the dtype
     return LogSoftmax.apply(a, dim=norm_dim(dim, a.ndim))
 
 

@@ -137,6 +137,8 @@ def flatten(a, start_dim=0, end_dim=-1):
     s, e = norm_dim(start_dim, n), norm_dim(end_dim, n)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return a  # nothing to merge: PyTorch returns the tensor itself
     shape = a.shape
     mid = 1
     for x in shape[s : e + 1]:

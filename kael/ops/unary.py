@@ -11,7 +11,7 @@ import math
 from .. import dtype as dt
 from ..autograd.function import Function
 from ..tensor import B, Tensor, _wrap
-from ._util import reduce_grad
+from ._util import not_implemented, reduce_grad
 from .arithmetic import where
 
 __all__ = [
@@ -239,7 +239,8 @@ class Square(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return B.unary("square", a._data)
+        arr = a._data
+        return B.unary("square", B.astype(arr, dt.int64) if B.dtype(arr) is dt.bool_ else arr)  # bool**2 is int64
 
     @staticmethod
     def backward(ctx, g):
@@ -247,10 +248,31 @@ class Square(Function):
         return 2 * g * a
 
 
+def _refused(op, dtype):
+    """PyTorch's error for ``op`` on an integer or bool tensor it has no kernel for, or None."""
+    if dtype is dt.bool_:
+        if op == "relu":
+            return RuntimeError("Boolean inputs not supported for relu")
+        if op in ("abs", "floor", "ceil", "silu"):
+            return not_implemented(_KERNELS[op], dtype)
+    elif dtype is dt.int64 and op == "silu":
+        return not_implemented(_KERNELS[op], dtype)
+    return None
+
+
+_KERNELS = {"abs": "abs_cpu", "floor": "floor_vml_cpu", "ceil": "ceil_vml_cpu", "silu": "silu_cpu"}
+
+
 def _unary(cls, name):
+    refusable = name in _KERNELS or name == "relu"
+
     def fn(a):
         if not isinstance(a, Tensor):
             raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(a).__name__}")
+        if refusable and not B.dtype(a._data).is_floating_point:
+            error = _refused(name, B.dtype(a._data))
+            if error is not None:
+                raise error
         return cls.apply(a)
 
     fn.__name__ = name
@@ -279,6 +301,8 @@ def gelu(a, approximate="none"):
     """GELU, exact (``approximate="none"``, with erf) or the tanh approximation."""
     if approximate not in ("none", "tanh"):
         raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
+    if not a.dtype.is_floating_point:
+        raise not_implemented("GeluKernelImpl", a.dtype)
     return Gelu.apply(a, approximate)
 
 

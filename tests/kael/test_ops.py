@@ -289,8 +289,10 @@ def test_loss_values():
           200.0, 1e-12)
     with pytest.raises(IndexError, match="Target 3 is out of bounds for 3 classes"):
         F.cross_entropy(logits, kael.tensor([0, 3]))
-    with pytest.raises(RuntimeError, match=r"input shape \[2, 2\] and target shape \[2\]"):
-        F.mse_loss(p, t64([1.0, 2.0]))
+    with pytest.warns(UserWarning, match=r"target size \(\[2\]\) that is different to the input size \(\[2, 2\]\)"):
+        F.mse_loss(p, t64([1.0, 2.0]))  # broadcasts, as PyTorch does
+    with pytest.raises(RuntimeError, match="cannot be broadcast"), pytest.warns(UserWarning):
+        F.mse_loss(p, t64([1.0, 2.0, 3.0]))
     with pytest.raises(ValueError, match="not a valid value for reduction"):
         F.mse_loss(p, y, reduction="avg")
 

@@ -158,7 +158,7 @@ _INT_UNARY = {
     "square": lambda xs: [x * x for x in xs],
 }
 
-_BOOL_UNARY = {"abs": list, "relu": list, "floor": list, "ceil": list}
+_BOOL_UNARY = {"abs": list, "relu": list, "floor": list, "ceil": list, "sign": list}
 
 _UNARY = {dt.FLOAT: _FLOAT_UNARY, dt.INT: _INT_UNARY, dt.BOOL: _BOOL_UNARY}
 
