@@ -50,7 +50,7 @@ PYTHON_LANE_DIRS := tests/kael tests/exercises
 PYODIDE_LANE_DIRS := tests/kael tests/exercises/test_inprocess.py
 
 .PHONY: setup system-packages pyodide-wheels wheel web test test-numpy test-python test-pyodide \
-	serve serve-cluster bench clean
+	fuzz serve serve-cluster bench clean
 
 # ---------------------------------------------------------------------------------- setup
 
@@ -176,6 +176,15 @@ serve: setup wheel web
 # grading workers and the API server on $(HOST):$(PORT); Ctrl+C stops all of it.
 serve-cluster: setup wheel web
 	$(PY) -m server.cluster --host $(HOST) --port $(PORT) --workers 2
+
+# Differential run against PyTorch (issue 12): N seeded random programs per backend, each run in
+# kael and in PyTorch and compared after every statement; prints a summary by kind of difference.
+# Exit 1 when a difference is neither a deliberate deviation nor a listed leniency (README).
+N ?= 2000
+fuzz: $(VENV_STAMP)
+	@rc=0; for backend in numpy python; do \
+	  KAEL_BACKEND=$$backend $(PY) tests/kael/torchdiff.py $(N) || rc=1; \
+	done; exit $$rc
 
 # Benchmarks print figures (ratios against references measured in the same run); they assert
 # nothing. Autograd vs micrograd/PyTorch, the judge's grading latency, the page-ready time.
