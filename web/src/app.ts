@@ -13,6 +13,7 @@ import { OutputPanels } from "./panels/outputs";
 import { clear, formatSeconds, h } from "./ui/dom";
 import { bind, currentLang, onLang, setLang, t } from "./ui/i18n";
 import { codeFromHash, shareUrl } from "./ui/share";
+import { splitter } from "./ui/splitter";
 import { storage } from "./ui/storage";
 import { Tabs } from "./ui/tabs";
 import { applyTheme, initialTheme, type Theme } from "./ui/theme";
@@ -60,8 +61,11 @@ export function startApp(root: HTMLElement): void {
   const setContext = (next: Context, code: string) => {
     context = next;
     editor.setCode(code);
+    editor.markLine(null);
+    workspace.classList.toggle("exercise-open", next.kind === "exercise");
     renderContext();
   };
+  const workspace = h("main", { class: "workspace" });
   contextBack.addEventListener("click", () => exercisesView.closeExercise());
 
   // ---------------------------------------------------------------- output views
@@ -132,6 +136,7 @@ export function startApp(root: HTMLElement): void {
 
   // ---------------------------------------------------------------- sidebar
   const examplesList = h("div", { class: "examples" });
+  let loadedExample: string | null = null;
   const renderExamples = () => {
     clear(examplesList);
     const lang = currentLang();
@@ -151,7 +156,7 @@ export function startApp(root: HTMLElement): void {
                 type: "button",
                 class: "example-item",
                 "data-example": ex.id,
-                "aria-label": ex.title[lang],
+                "aria-current": loadedExample === ex.id ? "true" : undefined,
                 "aria-describedby": `example-${ex.id}`,
                 onclick: () => openExample(ex),
               },
@@ -174,6 +179,7 @@ export function startApp(root: HTMLElement): void {
     code: () => editor.code,
     runTests: async (detail) => {
       consoleView.clear();
+      editor.markLine(null);
       const files = await source.harnessFiles(HARNESS_ROOT);
       if (!files.ok) return { report: null, error: files.message };
       setRunning(true);
@@ -196,6 +202,9 @@ export function startApp(root: HTMLElement): void {
       storage.setExercise(null);
       if (context.kind === "exercise") setContext({ kind: "playground" }, storage.playground() ?? DEFAULT_CODE);
     },
+    showLine: (line) => editor.goToLine(line),
+    markLine: (line) => editor.markLine(line),
+    restore: (code) => editor.replace(code),
   });
 
   const sideTabs = new Tabs("side", "nav.examples", [
@@ -205,22 +214,28 @@ export function startApp(root: HTMLElement): void {
   sideTabs.onSelect((id) => storage.setMode(id));
 
   // ---------------------------------------------------------------- page
-  root.append(
-    header,
-    sharePanel,
-    h(
-      "main",
-      { class: "workspace" },
-      h("aside", { class: "sidebar" }, sideTabs.list, sideTabs.panels),
+  const sidebar = h("aside", { class: "sidebar" }, sideTabs.list, sideTabs.panels);
+  const divider = splitter({
+    container: workspace,
+    variable: "--side-width",
+    edge: () => workspace.getBoundingClientRect().left,
+    min: 240,
+    max: () => workspace.clientWidth - 480,
+    storageKey: "kael.sideWidth",
+  });
+  bind(divider, "split.label", "aria-label");
+  sidebar.append(divider);
+  workspace.append(
+    sidebar,
       h(
         "section",
         { class: "editor-pane", "aria-label": "editor" },
         h("div", { class: "context-bar" }, contextLabel, contextBack),
         editor.element,
       ),
-      h("section", { class: "output-pane" }, h("div", { class: "output-head" }, outputs.tabs.list, clearButton), outputs.tabs.panels),
-    ),
+    h("section", { class: "output-pane" }, h("div", { class: "output-head" }, outputs.tabs.list, clearButton), outputs.tabs.panels),
   );
+  root.append(header, sharePanel, workspace);
   renderContext();
 
   // ---------------------------------------------------------------- runtime status
@@ -281,6 +296,7 @@ export function startApp(root: HTMLElement): void {
         outputs.show(event.display);
         break;
       case "worker_replaced":
+        replacedDuringRun = true;
         consoleView.note(
           event.reason === "stop_timeout"
             ? t("console.replaced")
@@ -294,9 +310,12 @@ export function startApp(root: HTMLElement): void {
   });
 
   // ---------------------------------------------------------------- running code
+  let replacedDuringRun = false;
   async function run(): Promise<void> {
     if (client.state.phase !== "ready") return;
     outputs.reset();
+    editor.markLine(null);
+    replacedDuringRun = false;
     setRunning(true);
     const outcome = await client.run(editor.code);
     consoleView.flush();
@@ -306,18 +325,29 @@ export function startApp(root: HTMLElement): void {
       consoleView.note(t("console.finished", { seconds }), "ok");
     } else {
       const error = outcome.error;
-      if (error.type === "KeyboardInterrupt") consoleView.note(t("console.stopped"), "warn");
-      consoleView.traceback(error);
-      if (error.type !== "KeyboardInterrupt") consoleView.note(t("console.failed", { type: error.type, seconds }), "error");
+      if (error.type === "KeyboardInterrupt") {
+        // Stop says one thing: where it stopped, or (said already) that Python was restarted.
+        if (!replacedDuringRun) {
+          consoleView.note(error.lineno ? t("console.stopped.at", { line: error.lineno }) : t("console.stopped"), "warn");
+        }
+      } else {
+        consoleView.traceback(error);
+        editor.markLine(error.lineno);
+        consoleView.note(t("console.failed", { type: error.type, seconds }), "error");
+      }
     }
     outputs.finish(!outcome.ok);
     setRunning(false);
   }
 
+  /** The example's code replaces the editor's as one edit (Ctrl+Z undoes it), and says so. */
   function openExample(example: Example): void {
     if (context.kind !== "playground") exercisesView.closeExercise();
-    setContext({ kind: "playground" }, example.code);
-    storage.setPlayground(example.code);
+    editor.replace(example.code);
+    editor.markLine(null);
+    loadedExample = example.id;
+    renderExamples();
+    consoleView.note(t("examples.loaded", { title: example.title[currentLang()] }), "info");
     editor.focus();
   }
 

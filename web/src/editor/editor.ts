@@ -3,12 +3,31 @@
 
 import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
-import { Compartment, EditorSelection, EditorState, Prec } from "@codemirror/state";
+import { Compartment, EditorSelection, EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
 import { oneDark } from "@codemirror/theme-one-dark";
-import { EditorView, keymap } from "@codemirror/view";
+import { Decoration, type DecorationSet, EditorView, keymap } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { h } from "../ui/dom";
 import { bind, onLang, t } from "../ui/i18n";
+
+/** The line an error points at: marked until the next run or until the line is edited away. */
+const setErrorLine = StateEffect.define<number | null>();
+const errorLine = StateField.define<DecorationSet>({
+  create: () => Decoration.none,
+  update(marks, tr) {
+    marks = marks.map(tr.changes);
+    for (const effect of tr.effects) {
+      if (!effect.is(setErrorLine)) continue;
+      if (effect.value === null) marks = Decoration.none;
+      else {
+        const line = tr.state.doc.line(Math.min(Math.max(1, effect.value), tr.state.doc.lines));
+        marks = Decoration.set([Decoration.line({ class: "cm-error-line", attributes: { "data-error-line": String(line.number) } }).range(line.from)]);
+      }
+    }
+    return marks;
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});
 
 export interface EditorOptions {
   doc: string;
@@ -45,6 +64,7 @@ export class CodeEditor {
           basicSetup,
           keymap.of([indentWithTab]),
           python(),
+          errorLine,
           EditorState.tabSize.of(4),
           this.theme.of(options.dark ? oneDark : []),
           this.label.of(this.labelAttrs()),
@@ -86,6 +106,21 @@ export class CodeEditor {
       scrollIntoView: true,
     });
     this.silent = false;
+  }
+
+  /** Mark the line an error points at (1-based), or clear the mark with null. */
+  markLine(lineNumber: number | null): void {
+    this.view.dispatch({ effects: setErrorLine.of(lineNumber) });
+  }
+
+  /** Replace the whole text as one edit the learner can undo (Ctrl+Z); onChange is told. */
+  replace(code: string): void {
+    this.view.dispatch({
+      changes: { from: 0, to: this.view.state.doc.length, insert: code },
+      selection: EditorSelection.cursor(0),
+      scrollIntoView: true,
+      userEvent: "input.replace",
+    });
   }
 
   /** Put the cursor at the start of `lineNumber` (1-based), select the line, and focus. */

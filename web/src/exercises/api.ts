@@ -36,6 +36,7 @@ export interface Submission {
   error: string | null;
   created_at: string | null;
   finished_at?: string | null;
+  code?: string | null; // one submission only (GET api/submissions/{id})
 }
 
 export type Result<T> = { ok: true; value: T } | { ok: false; message: string; status?: number };

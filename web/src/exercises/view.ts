@@ -4,16 +4,28 @@
 
 import { clear, h } from "../ui/dom";
 import { currentLang, t } from "../ui/i18n";
-import type { TestReport } from "../worker/protocol";
+import { deepestLine, renderTraceback } from "../ui/traceback";
+import type { TestCaseReport, TestReport } from "../worker/protocol";
 import type { ExerciseDetail, ExerciseSource, ExerciseSummary, Submission } from "./api";
+import { renderFeedback } from "./feedback";
 
 /** Markdown, KaTeX and DOMPurify load with the first statement shown, not with the page. */
 let markdown: Promise<typeof import("./markdown")> | null = null;
 function renderInto(el: HTMLElement, source: string): void {
   markdown ??= import("./markdown");
   void markdown.then((m) => {
-    el.innerHTML = m.renderMarkdown(source);
+    el.innerHTML = m.renderMarkdown(forTheBrowser(source));
+    // A code block or table that scrolls sideways must be reachable by keyboard.
+    for (const block of el.querySelectorAll<HTMLElement>("pre, table")) block.tabIndex = 0;
   });
+}
+
+/** Statements end with how to run the tests from a shell; the page has its own buttons. */
+export function forTheBrowser(markdownText: string): string {
+  return markdownText
+    .split(/\n\s*\n/)
+    .filter((paragraph) => !/exercises\/judge\.py\b/.test(paragraph))
+    .join("\n\n");
 }
 
 export type ExerciseStatus = "accepted" | "passed" | "attempted" | "new";
@@ -27,6 +39,12 @@ export interface ExerciseHost {
   onRunnable(listener: () => void): void;
   /** The exercise was closed (back to the list). */
   closed(): void;
+  /** Move the editor's cursor to this line of the solution (1-based). */
+  showLine(line: number): void;
+  /** Mark the line a report points at in the editor, or clear the mark. */
+  markLine(line: number | null): void;
+  /** Put an earlier submission's code in the editor as one edit the learner can undo. */
+  restore(code: string): void;
 }
 
 const STATUS_KEY = (id: string) => `kael.status.${id}`;
@@ -49,7 +67,14 @@ export class ExercisesView {
   private list: ExerciseSummary[] | null = null;
   private listError: string | null = null;
   private current: ExerciseDetail | null = null;
-  private report: { kind: "local" | "server"; report: TestReport | null; error: string | null; pending?: string } | null = null;
+  private report: {
+    kind: "local" | "server";
+    report: TestReport | null;
+    error: string | null;
+    pending?: string;
+    restored?: string; // the time of the submission whose code was put back in the editor
+  } | null = null;
+  private shownSubmission: string | null = null;
   private history: Submission[] | null = null;
   private busy = false;
   private runButton: HTMLButtonElement | null = null;
@@ -236,44 +261,103 @@ export class ExercisesView {
       box.append(h("p", { class: "verdict pending" }, r.pending));
       return box;
     }
+    if (r.restored) box.append(h("p", { class: "note info restored" }, t("exercises.restored", { time: r.restored })));
     if (r.error) {
-      box.append(h("pre", { class: "error" }, r.error));
+      box.append(this.errorText(r.error));
       return box;
     }
     const report = r.report;
     if (!report) return box;
     const verdictClass = report.verdict === "Accepted" ? "accepted" : "rejected";
     box.append(h("p", { class: `verdict ${verdictClass}`, "data-verdict": report.verdict }, t(`verdict.${report.verdict}`)));
+    if (report.syntax_error) {
+      // The one place a syntax error is said: its line links to the editor; no "0 of 0 passed".
+      const se = report.syntax_error;
+      box.append(
+        h(
+          "div",
+          { class: "error syntax-error" },
+          this.lineLink(se.line),
+          `, ${t("exercises.column", { column: se.column })}: ${se.message}\n${se.text}`,
+        ),
+      );
+      return box;
+    }
     if (report.message) box.append(h("p", { class: "verdict-message" }, report.message));
-    if (report.summary && report.verdict !== "Accepted") {
+    if (report.summary && report.summary.total > 0 && report.verdict !== "Accepted") {
       box.append(h("p", { class: "muted" }, t("exercises.report.summary", report.summary)));
     }
-    if (report.syntax_error) {
-      const se = report.syntax_error;
-      box.append(h("pre", { class: "error" }, `line ${se.line}, column ${se.column}: ${se.message}\n${se.text}`));
+    box.append(h("ul", { class: "tests" }, report.tests.map((test) => this.renderTest(test))));
+    const hidden = report.hidden;
+    if (hidden && hidden.total > 0) {
+      const key = hidden.first_failed ? "exercises.report.hiddenFailed" : "exercises.report.hidden";
+      box.append(h("p", { class: "hidden-summary" }, t(key, { passed: hidden.passed, total: hidden.total, name: hidden.first_failed ?? "" })));
     }
-    box.append(
-      h(
-        "ul",
-        { class: "tests" },
-        report.tests.map((test) =>
-          h(
-            "li",
-            { class: `test ${test.status}` },
-            h("span", { class: `badge ${test.status}` }, t(`test.${test.status}`)),
-            " ",
-            h("code", {}, test.name),
-            test.hidden ? h("span", { class: "muted" }, ` (${t("exercises.hidden")})`) : null,
-            test.duration_ms !== null && test.duration_ms !== undefined
-              ? h("span", { class: "muted" }, ` ${test.duration_ms.toFixed(1)} ms`)
-              : null,
-            test.description ? h("div", { class: "muted" }, test.description) : null,
-            test.message && test.status !== "passed" ? h("pre", { class: "test-message" }, test.message) : null,
-          ),
-        ),
-      ),
-    );
+    box.append(...renderFeedback(report)); // the known mistake and the trace view, when present
     return box;
+  }
+
+  private renderTest(test: TestCaseReport): HTMLElement {
+    const failed = !!test.message && test.status !== "passed";
+    const line = failed && this.current ? deepestLine(test.message!, this.current.solution_file) : null;
+    let message: HTMLElement | null = null;
+    if (failed && this.current) {
+      message = renderTraceback(test.message!, this.current.solution_file, (n) => this.host.showLine(n));
+      message.classList.add("test-message");
+      message.tabIndex = 0; // it scrolls: reachable by keyboard
+    }
+    return h(
+      "li",
+      { class: `test ${test.status}` },
+      h("span", { class: `badge ${test.status}` }, t(`test.${test.status}`)),
+      " ",
+      h("code", {}, test.name),
+      test.hidden ? h("span", { class: "muted" }, ` (${t("exercises.hidden")})`) : null,
+      test.duration_ms !== null && test.duration_ms !== undefined ? h("span", { class: "muted" }, ` ${test.duration_ms.toFixed(1)} ms`) : null,
+      line !== null ? [" · ", this.lineLink(line)] : null,
+      test.description ? h("div", { class: "muted" }, test.description) : null,
+      message,
+    );
+  }
+
+  /** "line N", a button that moves the editor's cursor to line N of the solution. */
+  private lineLink(line: number): HTMLElement {
+    return h(
+      "button",
+      { type: "button", class: "line-link", "data-line": String(line), "aria-label": t("console.goto", { line }), onclick: () => this.host.showLine(line) },
+      t("console.line", { line }),
+    );
+  }
+
+  /** An error text (a traceback when the harness or the judge failed), its frames folded. */
+  private errorText(text: string): HTMLElement {
+    if (!this.current || !text.includes("Traceback")) return h("pre", { class: "error", tabindex: "0" }, text);
+    const block = renderTraceback(text, this.current.solution_file, (n) => this.host.showLine(n));
+    block.classList.add("error");
+    return block;
+  }
+
+  /** The line the report points at: the syntax error's, else the first failing test's. */
+  private reportLine(): number | null {
+    const report = this.report?.report;
+    if (!report || !this.current) return null;
+    if (report.syntax_error) return report.syntax_error.line;
+    for (const test of report.tests) {
+      if (test.status === "passed" || !test.message) continue;
+      const line = deepestLine(test.message, this.current.solution_file);
+      if (line !== null) return line;
+    }
+    return null;
+  }
+
+  /** A final report: mark its line in the editor and bring it into view. */
+  private reveal(): void {
+    this.host.markLine(this.reportLine());
+    // Its headline must be in view: scroll only when the top is out of the pane's visible part.
+    const scroller = this.element.closest(".tabpanels") ?? document.documentElement;
+    const top = this.reportSlot.getBoundingClientRect().top;
+    const view = scroller.getBoundingClientRect();
+    if (top < view.top || top > view.bottom - 40) this.reportSlot.scrollIntoView({ block: "start" });
   }
 
   private renderHistory(): HTMLElement {
@@ -292,7 +376,14 @@ export class ExercisesView {
             {},
             h(
               "button",
-              { type: "button", class: "link", onclick: () => void this.showSubmission(s.id) },
+              {
+                type: "button",
+                class: "link",
+                "data-submission": s.id,
+                "aria-current": this.shownSubmission === s.id ? "true" : undefined,
+                title: t("exercises.history.restore"),
+                onclick: () => void this.showSubmission(s.id),
+              },
               `${s.created_at ? new Date(s.created_at).toLocaleString() : s.id.slice(0, 8)} · `,
               s.verdict ? t(`verdict.${s.verdict}`) : t(`exercises.status.${s.status}`),
             ),
@@ -321,7 +412,10 @@ export class ExercisesView {
     this.busy = false;
     this.report = { kind: "local", report: outcome.report, error: outcome.error };
     if (outcome.report) raiseStatus(e.id, outcome.report.verdict === "Accepted" ? "passed" : "attempted");
-    if (this.current?.id === e.id) this.updateReport();
+    if (this.current?.id === e.id) {
+      this.updateReport();
+      this.reveal();
+    }
   }
 
   private async submit(): Promise<void> {
@@ -352,7 +446,10 @@ export class ExercisesView {
     } else {
       this.report = { kind: "server", report: null, error: t("exercises.submit.failed", { message: final.message }) };
     }
-    if (this.current?.id === e.id) this.updateReport();
+    if (this.current?.id === e.id) {
+      this.updateReport();
+      this.reveal();
+    }
     void this.loadHistory();
   }
 
@@ -378,11 +475,24 @@ export class ExercisesView {
     }
   }
 
+  /** An older submission: its report, and its code back in the editor (Ctrl+Z undoes that). */
   private async showSubmission(id: string): Promise<void> {
+    const e = this.current;
     const result = await this.source.submission(id);
-    if (!result.ok) return;
+    if (!result.ok || this.current !== e) return;
     const s = result.value;
-    this.report = { kind: "server", report: s.report, error: s.status === "error" ? s.error : null };
+    const time = s.created_at ? new Date(s.created_at).toLocaleString() : s.id.slice(0, 8);
+    const restored = typeof s.code === "string" && s.code !== this.host.code();
+    if (restored) this.host.restore(s.code!);
+    this.shownSubmission = id;
+    this.report = {
+      kind: "server",
+      report: s.report,
+      error: s.status === "error" ? s.error : null,
+      restored: typeof s.code === "string" ? time : undefined,
+    };
     this.updateReport();
+    this.updateHistory();
+    this.reveal();
   }
 }

@@ -24,31 +24,35 @@ function stage(name: Stage, state: "start" | "done"): void {
 
 /**
  * stdout/stderr as exact text (line-buffered, as in a terminal), streamed while code runs.
- * Each write is posted at once, unless output floods: past FLOOD_POSTS posts in a window of
- * FLOOD_WINDOW_MS, text is batched and posted once the window has passed (and at the end of the
- * run), so a print loop cannot bury the page in messages. Only the newest MAX_BATCH characters
- * of a batch are kept: the console keeps fewer than that anyway.
+ * Writes are coalesced: the first few of a window are posted at once (a print shows without
+ * delay), later ones are batched and posted when the window has passed (and at the end of the
+ * run), so a print loop sends the page at most a few messages a window, never one per print.
+ * A batch keeps only its newest MAX_BATCH characters (the console keeps no more than that).
+ * Python runs synchronously here, so "later" is the next write after the window, not a timer.
  */
-const FLOOD_WINDOW_MS = 100;
-const FLOOD_POSTS = 100;
-const MAX_BATCH = 400_000;
+const WINDOW_MS = 50;
+const POSTS_PER_WINDOW = 4;
+const MAX_BATCH = 200_000;
 let windowStart = 0;
 let postsInWindow = 0;
 let batch: { kind: "stdout" | "stderr"; text: string }[] = [];
+let batchSize = 0;
 
 function flushOutput(): void {
+  trimBatch();
   for (const { kind, text } of batch) post({ type: kind, id: currentId, text });
   batch = [];
+  batchSize = 0;
 }
 
 function postOutput(kind: "stdout" | "stderr", text: string): void {
   const now = performance.now();
-  if (now - windowStart >= FLOOD_WINDOW_MS) {
+  if (now - windowStart >= WINDOW_MS) {
     flushOutput();
     windowStart = now;
     postsInWindow = 0;
   }
-  if (postsInWindow < FLOOD_POSTS && batch.length === 0) {
+  if (postsInWindow < POSTS_PER_WINDOW && batch.length === 0) {
     postsInWindow++;
     post({ type: kind, id: currentId, text });
     return;
@@ -56,13 +60,18 @@ function postOutput(kind: "stdout" | "stderr", text: string): void {
   const last = batch[batch.length - 1];
   if (last && last.kind === kind) last.text += text;
   else batch.push({ kind, text });
-  let size = batch.reduce((n, b) => n + b.text.length, 0);
-  while (size > MAX_BATCH && batch.length) {
-    const excess = size - MAX_BATCH;
-    if (batch[0].text.length <= excess) size -= batch.shift()!.text.length;
+  batchSize += text.length;
+  if (batchSize > 2 * MAX_BATCH) trimBatch(); // amortized: a slice per MAX_BATCH characters, not per print
+}
+
+/** Keep the batch's newest MAX_BATCH characters. */
+function trimBatch(): void {
+  while (batchSize > MAX_BATCH && batch.length) {
+    const excess = batchSize - MAX_BATCH;
+    if (batch[0].text.length <= excess) batchSize -= batch.shift()!.text.length;
     else {
       batch[0].text = batch[0].text.slice(excess);
-      size -= excess;
+      batchSize -= excess;
     }
   }
 }
