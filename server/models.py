@@ -92,6 +92,12 @@ class SyntaxErrorInfo(BaseModel):
     text: str
 
 
+class KnownMistake(BaseModel):
+    """A hand-written mutant the public outcomes match, and what to tell the learner."""
+    mutant: str
+    message: dict[str, str] = Field(description="the explanation in each language: {en, zh}")
+
+
 class ReportPublic(BaseModel):
     verdict: Literal["Accepted", "Wrong Answer", "Runtime Error", "Time Limit Exceeded",
                      "Memory Limit Exceeded", "Syntax Error"]
@@ -102,6 +108,10 @@ class ReportPublic(BaseModel):
     syntax_error: SyntaxErrorInfo | None = None
     output: str | None = Field(None, description="what the program printed in the public tests")
     backend: str | None = None
+    mistakes: list[KnownMistake] = Field(default_factory=list,
+                                         description="known mistakes the public run's outcomes match")
+    trace_diff: dict | None = Field(None, description="engine exercises: the first failing public "
+                                    "case traced under your code and the reference (exercises/harness/README.md)")
 
 
 class SubmissionCreated(BaseModel):

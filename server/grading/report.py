@@ -40,11 +40,11 @@ def reveal_delay(elapsed: float) -> float:
 
 def grade_submission(exercise, code: str, runner, *, env=None, root=None) -> dict:
     """The public report for ``code`` (``HarnessError``/``UnknownExercise`` propagate)."""
-    full = grade(exercise, code, runner=runner, env=env, root=root, reveal_hidden=False)
+    full = grade(exercise, code, runner=runner, env=env, root=root, reveal_hidden=False,
+                 known_mistakes=False, trace=False)
     public = None
     if full["verdict"] not in (ACCEPTED, SYNTAX_ERROR):
-        public = grade(exercise, code, runner=runner, env=env, root=root, public_only=True,
-                       known_mistakes=False, trace=False)
+        public = grade(exercise, code, runner=runner, env=env, root=root, public_only=True)
     return public_report(full, public)
 
 
@@ -83,10 +83,10 @@ def public_report(full: dict, public: dict | None) -> dict:
         "syntax_error": full.get("syntax_error"),
         "output": output[-MAX_OUTPUT:] if output else None,
         "backend": full.get("backend"),
-        # Authored explanations of the known mistake the outcomes match (never a test's data),
-        # and the trace diff of the first failing PUBLIC case (run without the hidden tests).
-        "mistakes": full.get("mistakes") or [],
-        "trace_diff": full.get("trace_diff"),
+        # From the public-only run, like the tests' messages: the known mistakes its outcomes
+        # match (authored text) and the trace diff of its first failing public case.
+        "mistakes": (public or {}).get("mistakes") or [],
+        "trace_diff": (public or {}).get("trace_diff"),
     }
 
 

@@ -1,0 +1,48 @@
+"""The learner's report carries the known-mistake messages and the trace diff of the run
+WITHOUT hidden tests only: whatever the full run (which can read the hidden tests) says in those
+fields never reaches the learner, and the public run's values pass through unchanged."""
+
+from __future__ import annotations
+
+import json
+
+from server.grading.report import public_report
+
+PUBLIC_TESTS = [{"name": "test_p0", "status": "failed", "hidden": False, "description": "d0",
+                 "message": "returned 2, expected 3", "duration_ms": 1.0}]
+MISTAKE = {"mutant": "overwrite_buffers", "message": {"en": "are you overwriting?", "zh": "是否覆盖？"}}
+TRACE = {"case": "test_p0", "mode": "engine", "step": 2, "agree": 1, "yours": None, "reference": None,
+         "yours_steps": [], "reference_steps": [], "yours_error": None, "reference_error": None}
+
+
+def _full(mistakes, trace):
+    tests = PUBLIC_TESTS + [{"name": "test_h0", "status": "failed", "hidden": True, "description": "secret",
+                             "message": "secret", "duration_ms": 3.0}]
+    return {"verdict": "Wrong Answer", "message": "m", "tests": tests, "output": "", "syntax_error": None,
+            "backend": "python", "mistakes": mistakes, "trace_diff": trace}
+
+
+def _public(mistakes, trace):
+    return {"verdict": "Wrong Answer", "message": "test_p0: returned 2", "tests": PUBLIC_TESTS, "output": "",
+            "mistakes": mistakes, "trace_diff": trace}
+
+
+def test_the_full_runs_feedback_never_reaches_the_learner():
+    shown = {json.dumps(public_report(_full(m, t), _public([], None)), sort_keys=True)
+             for m in ([], [MISTAKE], [{"mutant": "hidden-dependent", "message": {"en": "x", "zh": "x"}}])
+             for t in (None, TRACE, {**TRACE, "case": "test_h0"})}
+    assert len(shown) == 1
+    report = json.loads(shown.pop())
+    assert report["mistakes"] == [] and report["trace_diff"] is None
+
+
+def test_the_public_runs_feedback_passes_through():
+    report = public_report(_full([], None), _public([MISTAKE], TRACE))
+    assert report["mistakes"] == [MISTAKE] and report["trace_diff"] == TRACE
+
+
+def test_an_accepted_submission_has_no_feedback():
+    full = {"verdict": "Accepted", "message": "ok", "tests": [{**PUBLIC_TESTS[0], "status": "passed"}],
+            "output": "", "syntax_error": None, "backend": "python", "mistakes": [MISTAKE], "trace_diff": TRACE}
+    report = public_report(full, None)
+    assert report["mistakes"] == [] and report["trace_diff"] is None
