@@ -7,6 +7,7 @@
 #   make serve   setup + wheel + web, then the judge server on $(HOST):$(PORT)
 #   make serve-cluster   the same in scaled mode: local Postgres, two grading workers, the API
 #   make bench   the benchmarks in tests/bench (autograd, grading, page-ready), figures only
+#   make mutation  the exercises' mutation scores (Cosmic Ray mutants of each reference, graded)
 #
 # Every target installs what it needs and is safe to run again; work is redone only when its
 # inputs change (stamp files). One lane alone: make test-numpy | test-python | test-pyodide.
@@ -50,7 +51,7 @@ PYTHON_LANE_DIRS := tests/kael tests/exercises
 PYODIDE_LANE_DIRS := tests/kael tests/exercises/test_inprocess.py
 
 .PHONY: setup system-packages pyodide-wheels wheel web test test-numpy test-python test-pyodide \
-	fuzz serve serve-cluster bench clean
+	fuzz serve serve-cluster bench mutation clean
 
 # ---------------------------------------------------------------------------------- setup
 
@@ -192,6 +193,14 @@ bench: setup wheel web
 	$(PY) tests/bench/run.py
 	$(PY) tests/bench/grading.py
 	$(PY) tests/bench/page_ready.py
+
+# Mutation score of every exercise: Cosmic Ray's operators mutate each reference solution, the
+# real harness grades every mutant (minutes, not part of `make test`; tests/exercises grades a
+# small sample). One line per exercise, then the total; exit 1 when a non-equivalent mutant
+# survives. MUTATION_ARGS='3 5 --sample 10' narrows it.
+MUTATION_ARGS ?=
+mutation: $(VENV_STAMP)
+	KAEL_BACKEND=numpy $(PY) exercises/mutation.py $(MUTATION_ARGS)
 
 # Build outputs only; the virtualenv, node_modules and the wheel cache stay.
 clean:

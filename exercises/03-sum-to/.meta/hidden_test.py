@@ -158,3 +158,24 @@ def test_broadcast_shape_generated(m):
             except ValueError as exc:
                 out.append(["ValueError", str(exc)])
     return out
+
+
+# -- regression cases found by `make mutation` ---------------------------------------------------------
+
+
+def test_sum_to_with_a_size_one_leading_dim(m):
+    """sum_to(g, (3, 1)) for g of shape [1, 3, 4]: the size-1 dim of the target sits after a
+    leading dim of size 1"""
+    out = m.sum_to(_arange(1, 3, 4), (3, 1))
+    return [list(out.shape), out.tolist()]
+
+
+def test_sum_to_from_a_zero_size_dim(m):
+    """sum_to(g, (2, 1, 3)) for g of shape [2, 0, 3]: a size-1 dim broadcast to 0 sums to zeros"""
+    out = m.sum_to(kael.ones(2, 0, 3, dtype=kael.float64), (2, 1, 3))
+    return [list(out.shape), out.tolist()]
+
+
+def test_sum_to_one_dim_more_than_the_gradient_raises(m):
+    """sum_to(kael.ones(3), (1, 3)) raises RuntimeError: a target with more dims cannot be reached"""
+    return m.sum_to(kael.ones(3), (1, 3)).tolist()

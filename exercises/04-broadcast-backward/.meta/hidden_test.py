@@ -158,3 +158,17 @@ def test_generated_broadcasting(m):
 
 test_generated_broadcasting.rtol = 1e-4
 test_generated_broadcasting.atol = 1e-5
+
+
+# -- regression cases found by `make mutation` ---------------------------------------------------------
+
+
+def test_size_one_leading_dim_before_a_size_one_dim(m):
+    """Add of [1, 3, 4] and [3, 1]: b's gradient sums the dim that is 1 in b, after a leading dim
+    of size 1"""
+    return _versus_kael(m.Add.apply, lambda a, b: a + b, (1, 3, 4), (3, 1))
+
+
+def test_zero_size_dim_broadcast_from_one(m):
+    """Mul of [2, 0, 3] and [2, 1, 3]: b's gradient sums a zero-size dim to zeros"""
+    return _versus_kael(m.Mul.apply, lambda a, b: a * b, (2, 0, 3), (2, 1, 3))

@@ -149,3 +149,17 @@ def test_generated_matmul(m):
 
 test_generated_matmul.rtol = 1e-4
 test_generated_matmul.atol = 1e-5
+
+
+# -- regression cases found by `make mutation` ---------------------------------------------------------
+
+
+def test_batch_dim_of_one_before_a_broadcast_batch_dim(m):
+    """[1, 2, 3, 2, 4] @ [2, 1, 4, 5]: b's gradient sums its size-1 batch dim, after a leading
+    batch dim of size 1"""
+    return _both(m, (1, 2, 3, 2, 4), (2, 1, 4, 5))
+
+
+def test_zero_size_batch_broadcast_from_one(m):
+    """[0, 2, 3] @ [1, 3, 4]: b's gradient sums a zero-size batch to zeros"""
+    return _both(m, (0, 2, 3), (1, 3, 4))

@@ -293,3 +293,29 @@ def _numel(shape):
     for size in shape:
         n *= size
     return n
+
+
+# -- regression cases found by `make mutation` ---------------------------------------------------------
+
+
+def test_weights_default_seed(m):
+    """reduction_weights(5) uses seed 0"""
+    return m.reduction_weights(5)
+
+
+def test_analytic_gradient_of_a_constant_function(m):
+    """analytic_gradient for a function whose result does not require grad: zeros"""
+    x = _leaf([1.0, 2.0, 3.0])
+    return m.analytic_gradient(lambda t: kael.ones(2, dtype=kael.float64), [x], 0, [1.0, -1.0])
+
+
+def test_gradcheck_tolerance_bound_is_inclusive(m):
+    """y = 2x at x = 1 with eps = 2**-10: numeric and analytic are exactly equal, and pass with
+    atol = rtol = 0 (the bound is |a - n| <= atol + rtol |n|)"""
+    return _outcome(lambda: m.gradcheck(lambda t: t * 2, [_leaf([1.0])], eps=2.0 ** -10, atol=0.0, rtol=0.0))
+
+
+def test_gradcheck_constant_first_then_a_wrong_input(m):
+    """gradcheck(WrongSecond.apply, [constant, b]): the constant is skipped, b is still checked"""
+    c = kael.tensor([1.0, 2.0], dtype=kael.float64)
+    return _outcome(lambda: m.gradcheck(WrongSecond.apply, [c, _leaf([3.0, 5.0])]))

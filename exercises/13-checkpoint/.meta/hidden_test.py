@@ -196,3 +196,16 @@ def test_generated_segments(m):
         out.append([y.requires_grad, str(y.dtype)]
                    + [None if t.grad is None else [str(t.grad.dtype), t.grad.tolist()] for t in inputs])
     return out
+
+
+# -- regression cases found by `make mutation` ---------------------------------------------------------
+
+
+def test_input_the_segment_does_not_use(m):
+    """checkpoint(lambda a, b: a * 2, x, y) with y requiring grad but unused: x.grad = 2, y.grad
+    stays None"""
+    x = kael.tensor([1.0, 2.0], requires_grad=True)
+    y = kael.tensor([3.0], requires_grad=True)
+    with _Guard():
+        m.checkpoint(lambda a, b: a * 2, x, y).sum().backward()
+    return [x.grad.tolist(), y.grad is None]

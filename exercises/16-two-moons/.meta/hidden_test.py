@@ -86,3 +86,9 @@ def test_make_moons_generated(m):
         points, labels = m.make_moons(n, noise=noise, seed=seed)
         out.append([list(points.shape), points.tolist(), labels.tolist()])
     return out
+
+
+def test_make_moons_defaults(m):
+    """make_moons(4): noise 0.1 and seed 0 by default"""
+    points, labels = m.make_moons(4)
+    return [points.tolist(), labels.tolist()]
