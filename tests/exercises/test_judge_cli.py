@@ -75,7 +75,7 @@ def test_check_json_schema(tmp_path):
     assert result.returncode == 1
     report = json.loads(result.stdout)
     assert set(report) == {"schema", "exercise", "verdict", "message", "tests", "summary", "syntax_error",
-                           "output", "public_only", "graded", "backend", "duration_ms"}
+                           "output", "public_only", "graded", "backend", "duration_ms", "mistakes", "trace_diff"}
     assert report["schema"] == SCHEMA
     assert report["verdict"] in VERDICTS and report["verdict"] == "Wrong Answer"
     assert report["exercise"] == "graph-walk"
