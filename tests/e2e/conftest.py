@@ -34,7 +34,8 @@ def server(tmp_path_factory):
         pytest.fail("web/dist is not built: run `make web` (make test does it first)")
     data = tmp_path_factory.mktemp("server-data")
     log = data / "server.log"
-    base = {"KAEL_DATA_DIR": str(data), "KAEL_RATE_LIMIT": "1000/60"}
+    # Every browser context of the session is a new client: one token minted each.
+    base = {"KAEL_DATA_DIR": str(data), "KAEL_RATE_LIMIT": "1000/60", "KAEL_MINT_LIMIT": "1000/3600"}
     srv = LiveServer(base, log).start()
     if srv.health.get("grading") != "sandbox":
         srv.stop()
