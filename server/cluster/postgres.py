@@ -57,7 +57,15 @@ class LocalPostgres:
 
     @property
     def url(self) -> str:
-        return f"postgresql+psycopg://{USER}@/{DATABASE}?host={self.run}"
+        return self.database_url(DATABASE)
+
+    def database_url(self, name: str) -> str:
+        return f"postgresql+psycopg://{USER}@/{name}?host={self.run}"
+
+    def create_database(self, name: str) -> str:
+        """A new, empty database on this server; returns its URL."""
+        self._pg("createdb", "-h", str(self.run), "-U", USER, name)
+        return self.database_url(name)
 
     @staticmethod
     def _unprivileged_user() -> list[str]:

@@ -4,6 +4,7 @@ saying why, only where they are not installed), grading workers and API servers 
 Grading uses the real sandbox when it works here (root, bubblewrap, its self-test), else
 ``KAEL_SANDBOX=off``, said in the output. Every test here is marked ``cluster``."""
 
+import itertools
 import os
 import subprocess
 import sys
@@ -36,11 +37,20 @@ def pg_bindir():
         pytest.skip(f"scaled-mode tests need a Postgres server: {exc}")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def postgres(pg_bindir):
+    """One Postgres server for the session (a test may restart it); each test its own database."""
     pg = LocalPostgres(pg_bindir).start()
     yield pg
     pg.stop()
+
+
+DATABASES = itertools.count()
+
+
+@pytest.fixture
+def database_url(postgres) -> str:
+    return postgres.create_database(f"test{next(DATABASES)}")
 
 
 @pytest.fixture(scope="session")
@@ -70,10 +80,10 @@ def sandbox_setting(cluster_exercises, tmp_path_factory) -> str:
 
 
 @pytest.fixture
-def cluster_env(postgres, cluster_exercises, sandbox_setting, tmp_path) -> dict:
+def cluster_env(database_url, cluster_exercises, sandbox_setting, tmp_path) -> dict:
     """Settings shared by every API server and worker of one test's cluster."""
     return {
-        "KAEL_DATABASE_URL": postgres.url,
+        "KAEL_DATABASE_URL": database_url,
         "KAEL_EXERCISES_DIR": str(cluster_exercises),
         "KAEL_DATA_DIR": str(tmp_path / "data"),
         "KAEL_SECRET": SECRET,  # tokens issued by one API server are good at the others

@@ -134,16 +134,17 @@ def in_flight_of(c: Cluster, worker) -> list[str]:
 
 
 def freeze_while_grading(c: Cluster, worker) -> list[str]:
-    """SIGSTOP ``worker`` at a moment it holds a job (so that what it holds cannot finish)."""
+    """SIGSTOP ``worker`` at a moment it holds a submission, so that what it holds cannot
+    finish: wait until it holds one, stop it, and look again (it may have just finished)."""
     def attempt():
+        wait_until(lambda: in_flight_of(c, worker), 120, "the worker to hold a submission")
         os.killpg(worker.pid, signal.SIGSTOP)
         held = in_flight_of(c, worker)
         if not held:
             os.killpg(worker.pid, signal.SIGCONT)
-            time.sleep(0.05)
         return held
 
-    return wait_until(attempt, 60, "the worker to hold a job")
+    return wait_until(attempt, 180, "the worker to be stopped while it holds a submission")
 
 
 def test_a_worker_killed_mid_run_loses_nothing_and_grades_nothing_twice(cluster):
@@ -168,7 +169,10 @@ def test_postgres_restarted_mid_run_loses_nothing_and_grades_nothing_twice(clust
     sources = submit_all(c.apis)
     observer = Observer(c.apis, sources)
     observer.until(40, 300)
+    started = c.sql("SELECT pg_postmaster_start_time()")
     postgres.restart()
+    assert observer.poll() < N  # the restart came mid-run
+    assert c.sql("SELECT pg_postmaster_start_time()") > started
     assert_exactly_one_right_verdict(c, observer, sources)
     assert all(w.alive() for w in c.workers)
     assert all(api.proc.poll() is None for api in c.apis)
