@@ -12,6 +12,8 @@ import weakref
 from . import dtype as dt
 from .autograd.grad_mode import state as _grad_state
 from .autograd.meta import AutogradMeta
+from .autograd.source import record_modification
+from .autograd.source import state as _source
 from .backend import get_backend
 from .backend.errors import fmt_shape
 
@@ -35,6 +37,8 @@ class Storage:
     def bump(self):
         if self.version is not None:
             self.version += 1
+            if _source.enabled:
+                record_modification(self)
 
 
 class Size(tuple):

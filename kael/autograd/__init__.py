@@ -13,11 +13,13 @@ from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import gradcheck
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .node import AccumulateGrad, FunctionNode, Node, NodeInput
+from .source import detect_source, is_detect_source_enabled, set_detect_source
 
 __all__ = [
     "backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck", "graph",
     "Node", "NodeInput", "FunctionNode", "AccumulateGrad", "no_grad", "enable_grad",
-    "set_grad_enabled", "is_grad_enabled", "inference_mode",
+    "set_grad_enabled", "is_grad_enabled", "inference_mode", "set_detect_source",
+    "is_detect_source_enabled", "detect_source",
 ]
 
 

@@ -24,6 +24,8 @@ from ..backend import get_backend
 from .grad_mode import state as _grad_state
 from .hooks import run_node_hooks, run_pre_hooks
 from .node import AccumulateGrad
+from .source import here
+from .source import state as _source
 
 __all__ = ["run_backward", "gradient_edge", "set_tracer", "count_dependencies", "NoTracer", "Targets"]
 
@@ -331,6 +333,7 @@ def _send(node, grads, buffers, deps, ready, tracer):
 def _process(ready, buffers, deps, targets, retain_graph, tracer):
     """Step 3: pop a ready node, apply it, send its gradients, release it."""
     node = None
+    where = here() if _source.enabled else None  # the backward call, for the second-backward error
     try:
         while ready:
             node = ready.pop()
@@ -344,7 +347,7 @@ def _process(ready, buffers, deps, targets, retain_graph, tracer):
             _send(node, grads, buffers, deps, ready, tracer)
             released = not retain_graph and not skip
             if released and type(node) is not AccumulateGrad:
-                node.release_variables()
+                node.release_variables(where)
             tracer.on_step_end(node, list(ready) if tracer is not NO_TRACER else None, released)
     except BaseException as exc:
         tracer.on_error(node, exc)

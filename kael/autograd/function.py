@@ -13,6 +13,8 @@ from __future__ import annotations
 from ..backend import get_backend
 from .grad_mode import state as _grad_state
 from .node import FunctionNode, NodeInput
+from .source import here
+from .source import state as _source
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -144,8 +146,12 @@ class Function:
                     positions = list(range(i))
             i += 1
         if positions is None:
-            return cls._node_class(tuple(inputs), tuple(needs))
-        return cls._node_class(tuple(inputs), tuple(needs), (len(args), tuple(positions)))
+            node = cls._node_class(tuple(inputs), tuple(needs))
+        else:
+            node = cls._node_class(tuple(inputs), tuple(needs), (len(args), tuple(positions)))
+        if _source.enabled:
+            node._where = here()  # for the second-backward error (kael.autograd.set_detect_source)
+        return node
 
 
 def _no_grad_view(out, args):

@@ -16,6 +16,7 @@ import sys
 
 from .hooks import run_tensor_hooks
 from .saved import SavedTensor
+from .source import describe
 
 __all__ = ["Node", "NodeInput", "FunctionNode", "AccumulateGrad"]
 
@@ -214,17 +215,27 @@ class FunctionNode(Node):
             grads = tuple(grads[p] for p in positions)
         return grads
 
-    def release_variables(self):
-        """Drop the saved tensors; the node cannot run again (ADR: a graph is used once)."""
+    def release_variables(self, where=None):
+        """Drop the saved tensors; the node cannot run again (ADR: a graph is used once).
+        ``where``: the backward call that released them, when source lines are recorded."""
         self._saved = None
         self._released = True
+        if where is not None:
+            self._released_at = where
 
     def _freed_message(self) -> str:
-        return (
+        message = (
             "Trying to backward through the graph a second time (or to read the saved tensors of "
             f"{self.name()} after they were freed: the first backward released them); "
             "specify retain_graph=true"
         )
+        details = self.__dict__
+        lines = []
+        if "_where" in details:
+            lines.append(f"recorded at {describe(details['_where'])}")
+        if "_released_at" in details:
+            lines.append(f"released by the backward at {describe(details['_released_at'])}")
+        return message + (" (" + "; ".join(lines) + ")" if lines else "")
 
 
 class AccumulateGrad(Node):

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import threading
 
+from .source import describe, modification_of
+from .source import state as _source
+
 __all__ = ["SavedTensor", "saved_tensors_hooks"]
 
 
@@ -41,7 +44,7 @@ class saved_tensors_hooks:
 class SavedTensor:
     """A tensor saved by ``node`` for its backward, checked against in-place changes."""
 
-    __slots__ = ("_data", "_storage", "_version", "_node", "_packed", "_unpack", "shape", "dtype")
+    __slots__ = ("_data", "_storage", "_version", "_node", "_packed", "_unpack", "shape", "dtype", "_where")
 
     def __init__(self, tensor, node):
         storage = tensor._storage
@@ -52,6 +55,8 @@ class SavedTensor:
         self._node = node.name()
         self.shape = tensor.shape
         self.dtype = tensor.dtype
+        # the line that recorded the node (one frame lookup per node, made by Function.apply)
+        self._where = node.__dict__.get("_where") if _source.enabled else None
         if _hooks.stack:
             pack, unpack = _hooks.stack[-1]
             self._packed = pack(tensor)
@@ -78,12 +83,23 @@ class SavedTensor:
             n *= s
         return n * self.dtype.itemsize
 
+    def _origin(self) -> str:
+        """``saved by MulBackward`` and, when source lines were recorded, where it was saved
+        and where its memory was last modified in place."""
+        text = f"saved by {self._node}"
+        if self._where is not None:
+            text += f" at {describe(self._where)}"
+        modified = modification_of(self._storage)
+        if modified is not None:
+            text += f"; modified at {describe(modified)}"
+        return text
+
     def unpack(self):
         if self._storage.version != self._version:
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: expected version {self._version}, got {self._storage.version} "
-                f"(saved by {self._node})"
+                f"({self._origin()})"
             )
         if self._unpack is not None:
             return self._unpack(self._packed)
