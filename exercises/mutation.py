@@ -161,8 +161,9 @@ class Score:
         return f"{self.exercise}: killed {self.killed} of {self.total}, {self.equivalent} equivalent"
 
 
-def score_exercise(exercise, *, sample=None, workers=2, seed=0, grade=None) -> Score:
-    """Grade the mutants of one exercise (all, or a seeded sample of ``sample``)."""
+def score_exercise(exercise, *, sample=None, workers=2, seed=0, grade=None, runner=None) -> Score:
+    """Grade the mutants of one exercise (all, or a seeded sample of ``sample``) through
+    ``runner`` (default: the local runner)."""
     if grade is None:
         from harness.grade import grade
     mutants = make_mutants(exercise.reference_source())
@@ -170,7 +171,8 @@ def score_exercise(exercise, *, sample=None, workers=2, seed=0, grade=None) -> S
     if sample is not None and sample < len(mutants):
         mutants = random.Random(seed).sample(mutants, sample)
     with ThreadPoolExecutor(max(1, workers)) as pool:
-        verdicts = list(pool.map(lambda mu: grade(exercise, mu.source, known_mistakes=False)["verdict"], mutants))
+        verdicts = list(pool.map(lambda mu: grade(exercise, mu.source, runner=runner, known_mistakes=False)["verdict"],
+                                 mutants))
     killed = sum(1 for v in verdicts if v != "Accepted")
     accepted = [mu for mu, v in zip(mutants, verdicts) if v == "Accepted"]
     equivalent = [mu for mu in accepted if mu.key in equivalents]
@@ -194,7 +196,12 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--survivors", action="store_true", help="print each survivor's line for equivalent_mutants.txt")
+    parser.add_argument("--kael", metavar="DIR", help="grade with the kael package found in DIR (a snapshot), "
+                        "not the installed one")
     args = parser.parse_args(argv)
+    from harness.runner import LocalRunner
+
+    runner = LocalRunner(sys_path=(args.kael,)) if args.kael else None
     try:
         exercises = [catalog.find(i) for i in args.ids] if args.ids else catalog.load_all()
     except catalog.UnknownExercise as exc:
@@ -202,7 +209,7 @@ def main(argv=None) -> int:
         return 2
     scores = []
     for exercise in exercises:
-        score = score_exercise(exercise, sample=args.sample, workers=args.workers, seed=args.seed)
+        score = score_exercise(exercise, sample=args.sample, workers=args.workers, seed=args.seed, runner=runner)
         scores.append(score)
         print(score.line(), flush=True)
         for mu in score.survivors:
