@@ -2,8 +2,8 @@
 
 A throw-away Postgres (Debian's binaries, a temporary data directory, a unix socket only, run as
 an unprivileged user), ``--workers`` grading workers and the API server (grading nothing
-itself) on ``--host``/``--port``. Ctrl+C (or SIGTERM) stops the API server, the workers and
-Postgres, in that order, and removes the data. Other ``KAEL_*`` settings pass through.
+itself) on ``--host``/``--port``. Ctrl+C (or SIGTERM) stops the API server and the workers
+(their runs in progress go back to the queue), then Postgres, and removes the data. Other ``KAEL_*`` settings pass through.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 
-from server.cluster.launch import start_api, start_worker
+from server.cluster.launch import start_api, start_worker, stop_all
 from server.cluster.postgres import LocalPostgres, PostgresUnavailable
 
 
@@ -50,8 +50,7 @@ def main() -> int:
         return 0
     finally:
         print("serve-cluster: stopping", flush=True)
-        for process in reversed(processes):
-            process.stop()
+        stop_all(processes)
         pg.stop()
 
 

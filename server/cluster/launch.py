@@ -1,5 +1,5 @@
 """Processes of a scaled setup on one machine: grading workers (``python -m server.worker``)
-and API servers (uvicorn), each in its own session so that it can be stopped (or killed, with
+and API servers (``python -m server``), each in its own session so that it can be stopped (or killed, with
 its sandboxed runs) as one."""
 
 from __future__ import annotations
@@ -45,12 +45,22 @@ class Process:
         self.proc.wait()
 
     def stop(self, timeout: float = 20.0) -> None:
-        if self.alive():
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        stop_all([self], timeout)
+
+
+def stop_all(processes: list, timeout: float = 20.0) -> None:
+    """SIGTERM to all at once, then wait for each (SIGKILL past ``timeout``); anything with a
+    ``proc`` (a ``subprocess.Popen``) and a ``kill()``."""
+    for p in processes:
+        if p.proc is not None and p.proc.poll() is None:
+            p.proc.send_signal(signal.SIGTERM)
+    for p in processes:
+        if p.proc is None:
+            continue
+        try:
+            p.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
 
 
 def start_worker(index: int, env: dict, log_path: Path | None = None) -> Process:
@@ -64,5 +74,6 @@ def start_worker(index: int, env: dict, log_path: Path | None = None) -> Process
 def start_api(host: str, port: int, env: dict, log_path: Path | None = None,
               log_level: str = "info") -> Process:
     env = {"KAEL_GRADING_WORKERS": "0", **env}
-    return Process(f"api-{port}", [sys.executable, "-m", "uvicorn", "server.app:app", "--host", host,
+    """The API server as ``make serve`` runs it (``python -m server``), grading nothing itself."""
+    return Process(f"api-{port}", [sys.executable, "-m", "server", "--host", host,
                                    "--port", str(port), "--log-level", log_level], env, log_path)

@@ -34,7 +34,7 @@ from grading import percentile  # noqa: E402  (tests/bench/grading.py)
 from harness import catalog  # noqa: E402
 from live_server import LiveServer  # noqa: E402
 
-from server.cluster.launch import start_worker  # noqa: E402
+from server.cluster.launch import start_worker, stop_all  # noqa: E402
 from server.cluster.postgres import LocalPostgres  # noqa: E402
 
 BASE = {"KAEL_RATE_LIMIT": "0/60", "KAEL_ADDRESS_RATE_LIMIT": "0/60", "KAEL_MINT_LIMIT": "0/60",
@@ -58,9 +58,7 @@ class Setup:
         self.url = self.api.url
 
     def close(self) -> None:
-        self.api.stop()
-        for w in self.workers:
-            w.stop()
+        stop_all([self.api, *self.workers])
         if self.pg:
             self.pg.stop()
 

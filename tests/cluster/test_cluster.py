@@ -15,7 +15,7 @@ from conftest import wait_until
 from live_server import LiveServer
 from sqlalchemy import text
 
-from server.cluster.launch import start_worker
+from server.cluster.launch import start_worker, stop_all
 from server.db import make_engine
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -44,8 +44,7 @@ class Cluster:
             return conn.execute(text(query), params).scalar()
 
     def stop(self):
-        for process in [*getattr(self, "workers", []), *getattr(self, "apis", [])]:
-            process.stop()
+        stop_all([*getattr(self, "workers", []), *getattr(self, "apis", [])])
         self.engine.dispose()
 
 
