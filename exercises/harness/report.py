@@ -168,7 +168,7 @@ def format_mistakes(mistakes, lang: str = "en") -> list:
     lang = lang if lang in _LOOKS_LIKE else "en"
     lines = ["", (_LOOKS_LIKE if len(mistakes) == 1 else _MAYBE)[lang]]
     for m in mistakes:
-        text = m["message"].get(lang) or m["message"]["en"]
+        text = (m["message"].get(lang) or m["message"]["en"]).replace("**", "")  # bold is for the page
         lines.extend(_wrap("  * " if len(mistakes) > 1 else "  ", text))
     return lines
 

@@ -132,3 +132,13 @@ def test_split_of_a_tensor_without_grad(m):
     """split of a tensor that does not require grad: plain pieces, no grad_fn"""
     pieces = m.split(kael.arange(5.0), (2, 3))
     return [[p.tolist() for p in pieces], [p.grad_fn is None for p in pieces]]
+
+
+def test_default_dims(m):
+    """split(x, (1, 2)) splits dim 0 and mean_var(x) reduces the last dim when no dim is given"""
+    kael.manual_seed(5)
+    x = kael.randn(3, 2, 4, requires_grad=True)
+    a, b = m.split(x, (1, 2))
+    mean, var = m.mean_var(x)
+    (b.sum() + (mean * var).sum()).backward()
+    return [list(a.shape), list(b.shape), list(mean.shape), list(var.shape), x.grad.tolist()]
