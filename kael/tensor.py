@@ -3,19 +3,26 @@
 A tensor is a backend array (possibly a view), the ``Storage`` it shares with every other view of
 the same memory (which carries the version counter), and an optional ``AutogradMeta``.
 Operations live in ``kael.ops``; the methods here are the PyTorch-shaped front door to them.
+
+The import cycle has one idiom: ``kael.ops`` and ``kael.creation`` import ``Tensor`` from here
+at their top; this module imports them at its bottom, once ``Tensor`` exists, and binds
+``Tensor`` into the autograd modules that this module's own imports load first.
 """
 
 from __future__ import annotations
 
+import math
 import weakref
 
 from . import dtype as dt
 from .autograd.grad_mode import state as _grad_state
 from .autograd.meta import AutogradMeta
+from .autograd.node import _RemovableHandle
 from .autograd.source import record_modification
 from .autograd.source import state as _source
 from .backend import get_backend
 from .backend.errors import fmt_shape
+from .dims import norm_dim
 
 B = get_backend()
 
@@ -50,14 +57,7 @@ class Size(tuple):
         return f"kael.Size({list(self)})"
 
     def numel(self) -> int:
-        n = 1
-        for s in self:
-            n *= s
-        return n
-
-
-def _new_storage() -> Storage:
-    return Storage(None if _grad_state.inference else 0)
+        return math.prod(self)
 
 
 def _wrap(arr) -> "Tensor":
@@ -115,9 +115,7 @@ class Tensor:
     __array_priority__ = 1000  # numpy scalars defer to our operators
 
     def __init__(self, data, *, dtype=None, requires_grad=False):
-        from .creation import tensor as _tensor
-
-        t = _tensor(data, dtype=dtype)
+        t = creation.tensor(data, dtype=dtype)
         self._data = t._data
         self._storage = t._storage
         self._meta = None
@@ -133,7 +131,7 @@ class Tensor:
         shape = B.shape(self._data)
         if dim is None:
             return Size(shape)
-        return shape[self._dim(dim)]
+        return shape[norm_dim(dim, len(shape))]
 
     @property
     def dtype(self) -> dt.DType:
@@ -147,10 +145,7 @@ class Tensor:
         return len(B.shape(self._data))
 
     def numel(self) -> int:
-        n = 1
-        for s in B.shape(self._data):
-            n *= s
-        return n
+        return math.prod(B.shape(self._data))
 
     def element_size(self) -> int:
         return self.dtype.itemsize
@@ -171,7 +166,7 @@ class Tensor:
                 if shape[i] == 1 and fixed[i] == 0:
                     fixed[i] = fixed[i + 1] * shape[i + 1] if i + 1 < len(shape) else 1
             strides = tuple(fixed)
-        return strides if dim is None else strides[self._dim(dim)]
+        return strides if dim is None else strides[norm_dim(dim, len(shape))]
 
     def storage_offset(self) -> int:
         return B.offset(self._data)
@@ -201,15 +196,6 @@ class Tensor:
 
     def data_ptr(self) -> int:
         return id(self._storage) * 64 + B.offset(self._data) * self.dtype.itemsize
-
-    def _dim(self, dim: int) -> int:
-        n = len(B.shape(self._data))
-        lo, hi = (-1, 0) if n == 0 else (-n, n - 1)
-        if not isinstance(dim, int) or isinstance(dim, bool):
-            raise TypeError(f"dim must be an int, got {type(dim).__name__}")
-        if dim < lo or dim > hi:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
-        return dim + n if dim < 0 else dim
 
     # -- autograd state --------------------------------------------------------------------------------
     @property
@@ -308,8 +294,6 @@ class Tensor:
         if meta.hooks is None:
             meta.hooks = []
         meta.hooks.append(hook)
-        from .autograd.node import _RemovableHandle
-
         return _RemovableHandle(meta.hooks, hook)
 
     def _set_history(self, node) -> None:
@@ -329,9 +313,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Backpropagate from this tensor into the leaves' ``.grad`` (ADR 0005's engine)."""
-        from .autograd import backward
-
-        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+        autograd.backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     def detach(self) -> "Tensor":
         """A tensor sharing storage and version counter, with no history."""
@@ -393,9 +375,7 @@ class Tensor:
         return id(self)
 
     def __repr__(self):
-        from ._format import format_tensor
-
-        return format_tensor(self)
+        return _format.format_tensor(self)
 
     def __reduce__(self):
 
@@ -438,24 +418,16 @@ class Tensor:
         return self
 
     def new_tensor(self, data, dtype=None):
-        from .creation import tensor as _tensor
-
-        return _tensor(data, dtype=dtype or self.dtype)
+        return creation.tensor(data, dtype=dtype or self.dtype)
 
     def new_zeros(self, *shape, dtype=None):
-        from .creation import zeros
-
-        return zeros(*shape, dtype=dtype or self.dtype)
+        return creation.zeros(*shape, dtype=dtype or self.dtype)
 
     def new_ones(self, *shape, dtype=None):
-        from .creation import ones
-
-        return ones(*shape, dtype=dtype or self.dtype)
+        return creation.ones(*shape, dtype=dtype or self.dtype)
 
     def new_full(self, shape, fill_value, dtype=None):
-        from .creation import full
-
-        return full(shape, fill_value, dtype=dtype or self.dtype)
+        return creation.full(shape, fill_value, dtype=dtype or self.dtype)
 
     def new_empty(self, *shape, dtype=None):
         return self.new_zeros(*shape, dtype=dtype)
@@ -777,13 +749,16 @@ class Tensor:
 
 
 def _rebuild(data, dtype_name, requires_grad):
-    from .creation import tensor as _tensor
-
-    return _tensor(data, dtype=dt.as_dtype(dtype_name), requires_grad=requires_grad)
+    return creation.tensor(data, dtype=dt.as_dtype(dtype_name), requires_grad=requires_grad)
 
 
+# The cycle's other half (see the module docstring): bind Tensor where it is needed, then import
+# the modules that import it.
+from . import _format, autograd  # noqa: E402
+from .autograd import engine as _engine  # noqa: E402
 from .autograd import function as _function  # noqa: E402
 
 _function._bind_tensor(Tensor, _wrap)
+_engine._bind_tensor(Tensor)
 
-from . import ops  # noqa: E402  (ops import Tensor from this module)
+from . import creation, ops  # noqa: E402

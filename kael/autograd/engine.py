@@ -11,9 +11,8 @@
 
 Everything walks with explicit stacks; the whole pass runs with grad mode off (first-order
 only) and with Python's cyclic collector paused. A tracer (``kael.viz.trace``) may watch the
-steps; when none is installed the engine talks to ``NO_TRACER``, whose hooks do nothing.
-``backward(inputs=...)`` and ``autograd.grad`` restrict the pass to the nodes that lead to their
-inputs; a ``Targets`` object holds that restriction and what ``grad`` captures.
+steps (``tracer.py`` describes the protocol); when none is installed the engine talks to
+``NO_TRACER``, whose hooks do nothing. ``targets.py`` holds what a pass differentiates toward.
 """
 
 from __future__ import annotations
@@ -26,81 +25,28 @@ from .hooks import run_node_hooks, run_pre_hooks
 from .node import AccumulateGrad
 from .source import here
 from .source import state as _source
+from .targets import ALL_NODES, Targets, gradient_edge
+from .tracer import NO_TRACER, NoTracer
 
 __all__ = ["run_backward", "gradient_edge", "set_tracer", "count_dependencies", "NoTracer", "Targets"]
 
 _B = get_backend()
-_Tensor = None  # kael.tensor.Tensor, bound on first use (kael.tensor imports this package)
+_Tensor = None  # kael.tensor.Tensor, bound by kael.tensor (which imports this package first)
 _tracer = None  # the installed tracer (kael.viz.trace), or None
 _depth = 0  # nested backward passes (a checkpoint recomputing in backward) are not traced
 
 
-class NoTracer:
-    """The tracer of a pass nobody watches: every hook of the protocol is a no-op.
-
-    The protocol, in the order the engine calls it (``kael.viz.Trace`` implements it):
-    ``on_start(root_nodes, seeds, deps, roots, ready)``, then per popped node ``on_skip(node)``
-    or ``on_node(node, grad)`` [``on_hooks(node, "pre", n, grad)``] [``on_capture(node,
-    input_indices, grad)``] [``on_accumulate(node, leaf_grad)``] [``on_hooks(node, "post", n,
-    grads)``], ``on_send(node, input_nr, target, grad, buffer_after, count_before, count_after,
-    became_ready)`` per non-null edge, ``on_step_end(node, ready, released)``; ``on_error(node,
-    exc)`` if the pass fails; ``on_end()`` always.
-    """
-
-    __slots__ = ()
-
-    def on_start(self, root_nodes, seeds, deps, roots, ready):
-        pass
-
-    def on_node(self, node, grad):
-        pass
-
-    def on_skip(self, node):
-        pass
-
-    def on_hooks(self, node, kind, n, result):
-        pass
-
-    def on_capture(self, node, input_indices, grad):
-        pass
-
-    def on_accumulate(self, node, grad):
-        pass
-
-    def on_send(self, node, input_nr, target, grad, buffer_after, count_before, count_after, became_ready):
-        pass
-
-    def on_step_end(self, node, ready, released):
-        pass
-
-    def on_error(self, node, exc):
-        pass
-
-    def on_end(self):
-        pass
-
-
-NO_TRACER = NoTracer()
+def _bind_tensor(tensor_cls) -> None:
+    global _Tensor
+    _Tensor = tensor_cls
 
 
 def set_tracer(tracer):
-    """Install ``tracer`` (or ``None``); returns the previous one. See ``NoTracer`` for the
-    protocol a tracer implements."""
+    """Install ``tracer`` (or ``None``); returns the previous one. ``NoTracer`` (tracer.py)
+    documents the protocol a tracer implements."""
     global _tracer
     previous, _tracer = _tracer, tracer
     return previous
-
-
-def gradient_edge(tensor):
-    """The node that receives ``tensor``'s gradient: its grad_fn, or its leaf accumulator."""
-    meta = tensor._meta
-    if meta is None:
-        return None
-    if meta.grad_fn is not None:
-        return meta.grad_fn
-    if meta.requires_grad:
-        return meta.get_accumulator(tensor)
-    return None
 
 
 def _fmt(shape) -> str:
@@ -154,106 +100,6 @@ def count_dependencies(root_nodes) -> dict:
                 seen.add(edge)
                 stack.append(edge)
     return deps
-
-
-def _needed(root_nodes, targets) -> set:
-    """Nodes from which some target is reachable (post-order walk with an explicit stack)."""
-    needed = set()
-    done = set()
-    stack = [(n, False) for n in root_nodes]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            if node in targets or any(ni.edge in needed for ni in node.inputs if ni.edge is not None):
-                needed.add(node)
-            continue
-        if node in done:
-            continue
-        done.add(node)
-        stack.append((node, True))
-        stack.extend((ni.edge, False) for ni in node.inputs if ni.edge is not None and ni.edge not in done)
-    return needed
-
-
-class Targets:
-    """The ``inputs`` of ``backward(inputs=...)`` or, with ``capture``, of ``autograd.grad``.
-
-    Only nodes that lead to a target run (``skips``). ``backward`` accumulates into the targets'
-    ``.grad``: a leaf through its AccumulateGrad, a non-leaf by retaining its grad, as PyTorch
-    does. ``grad`` captures the gradient arriving at each target and leaves ``.grad`` alone.
-    """
-
-    __slots__ = ("inputs", "capture", "nodes", "needed", "through", "captured")
-
-    def __init__(self, inputs, capture, root_nodes):
-        self.inputs = inputs
-        self.capture = capture
-        self.nodes = {}
-        for i, t in enumerate(inputs):
-            node = gradient_edge(t)
-            if node is None:
-                raise RuntimeError(f"element {i} of the inputs does not require grad and does not have a grad_fn")
-            self.nodes.setdefault(node, []).append(i)
-            if not capture and not isinstance(node, AccumulateGrad):
-                t.retain_grad()
-        self.needed = needed = _needed(root_nodes, self.nodes)
-        # nodes that pass gradients on toward a target; a target's own node runs only if so
-        self.through = {n for n in needed if any(ni.edge in needed for ni in n.inputs if ni.edge is not None)}
-        self.captured = [None] * len(inputs) if capture else None
-
-    def skips(self, node) -> bool:
-        return node not in self.needed
-
-    def accumulates(self, node) -> bool:
-        """Whether a leaf's AccumulateGrad adds into ``.grad`` in this pass."""
-        return not self.capture and node in self.nodes
-
-    def take(self, node, grad, tracer):
-        """Capture ``grad`` for the targets at ``node`` (a leaf's hooks see it first); returns
-        the gradient the node itself then uses, or None when the node need not run (a target
-        whose node leads to no other target, as in PyTorch)."""
-        if node in self.nodes:
-            if self.capture:
-                if type(node) is AccumulateGrad:
-                    grad = node.run_hooks(grad)  # a leaf's hooks see its gradient, as in PyTorch
-                indices = self.nodes[node]
-                for i in indices:
-                    self.captured[i] = grad
-                tracer.on_capture(node, indices, grad)
-            if self.capture and node not in self.through and type(node) is not AccumulateGrad:
-                return None  # autograd.grad stops at a target; backward(inputs=) runs its node
-        return grad
-
-    def result(self, allow_unused):
-        for i, g in enumerate(self.captured):
-            if g is None and not allow_unused:
-                raise RuntimeError(
-                    f"One of the differentiated Tensors (input {i}) appears to not have been used "
-                    "in the graph. Set allow_unused=True if this is the desired behavior."
-                )
-        return tuple(self.captured)
-
-
-class _AllNodes:
-    """The targets of a plain ``backward``: every node runs, every leaf accumulates."""
-
-    __slots__ = ()
-    capture = False
-
-    @staticmethod
-    def skips(node):
-        return False
-
-    @staticmethod
-    def accumulates(node):
-        return True
-
-    @staticmethod
-    def take(node, grad, tracer):
-        return grad
-
-
-_ALL_NODES = _AllNodes()
 
 
 # -- step 3: process -------------------------------------------------------------------------
@@ -360,14 +206,10 @@ def run_backward(roots, grad_roots, retain_graph=False, inputs=None, capture=Fal
     ``inputs``: tensors to accumulate into (``backward(inputs=...)``) or, with ``capture``, to
     return gradients for without touching ``.grad`` (``autograd.grad``).
     """
-    global _depth, _Tensor
-    if _Tensor is None:
-        from ..tensor import Tensor
-
-        _Tensor = Tensor
+    global _depth
     tracer = _tracer if _tracer is not None and _depth == 0 else NO_TRACER
     root_nodes, seeds = _seed(roots, grad_roots)
-    targets = Targets(inputs, capture, root_nodes) if inputs is not None else _ALL_NODES
+    targets = Targets(inputs, capture, root_nodes) if inputs is not None else ALL_NODES
     deps = count_dependencies(root_nodes)
 
     buffers = {}
