@@ -9,7 +9,7 @@ from ..autograd.function import Function
 from ..tensor import B, Tensor, _wrap
 from ._util import norm_dim, norm_dims, not_implemented, operands
 from .arithmetic import maximum, minimum, where
-from .unary import exp
+from .unary import Sqrt, exp
 
 __all__ = [
     "sum", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "logsumexp",
@@ -124,16 +124,8 @@ def var(a, dim=None, keepdim=False, unbiased=True):
     return Var.apply(a, dims=dims, keepdim=keepdim, denominator=denominator)
 
 
-class Std(Function):
+class Std(Sqrt):
     """y = sqrt(var);  dvar = g / (2 * y), and 0 where y == 0 (PyTorch's std_backward)"""
-
-    saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, v):
-        out = _wrap(B.unary("sqrt", v._data))
-        ctx.save_for_backward(out)
-        return out
 
     @staticmethod
     def backward(ctx, g):
