@@ -12,7 +12,7 @@ import sys
 
 from ..tensor import Tensor
 
-__all__ = ["caller_names", "caller_frame", "merge_names"]
+__all__ = ["caller_names", "caller_frame", "merge_names", "names_in"]
 
 
 def caller_frame(depth=2):
@@ -61,6 +61,11 @@ def caller_names(frame) -> list:
         for key, pair in _scope_names(scope).items():
             names.setdefault(key, pair)
     return list(names.values())
+
+
+def names_in(scope) -> list:
+    """``[(name, tensor)]`` for the unambiguous tensors of one namespace (a module's globals)."""
+    return list(_scope_names(scope).values())
 
 
 def merge_names(params, auto) -> list | None:

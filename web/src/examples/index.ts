@@ -1,5 +1,6 @@
 // The examples gallery: each a complete program, sized for the pure-Python backend.
 
+import activationMemory from "./programs/activation_memory.py?raw";
 import broadcastBias from "./programs/broadcast_bias.py?raw";
 import deepChain from "./programs/deep_chain.py?raw";
 import diamond from "./programs/diamond.py?raw";
@@ -15,7 +16,7 @@ export interface Example {
   id: string;
   title: { en: string; zh: string };
   summary: { en: string; zh: string };
-  view: "trace" | "graph" | "console" | "plot"; // the tab worth looking at after a run
+  view: "trace" | "graph" | "console" | "plot" | "memory"; // the tab worth looking at after a run
   code: string;
 }
 
@@ -49,6 +50,16 @@ export const EXAMPLES: Example[] = [
     },
     view: "graph",
     code: savedTensors,
+  },
+  {
+    id: "activation-memory",
+    title: { en: "Activation memory over time", zh: "激活内存随时间变化" },
+    summary: {
+      en: "The notebook's bytes saved for backward, with and without checkpoint: 5 tensors vs 3.",
+      zh: "笔记中反向传播保存的字节数，有无 checkpoint：5 个张量对 3 个。",
+    },
+    view: "memory",
+    code: activationMemory,
   },
   {
     id: "silumul",

@@ -1,14 +1,22 @@
 // The SVG drawing of a laid-out graph, with pan (drag, arrow keys), zoom (wheel, +/-, buttons),
-// keyboard-focusable nodes, and highlights that the trace stepper sets.
+// keyboard-focusable boxes, open modules as labelled clusters, closed groups that open on click,
+// and highlights that the trace stepper sets. Only the boxes and links in (or near) the visible
+// part of the layout exist as SVG elements: they are created as the view pans and zooms, a
+// limited number per animation frame, so a layout of thousands of boxes never holds the page
+// (shaping the text of a thousand boxes at once took seconds). Highlights are kept for every
+// box and applied to those that exist, and to the others when they appear.
 
 import { clear, h, s } from "../ui/dom";
 import { bind } from "../ui/i18n";
-import type { Layout, LayoutItem, LayoutLink } from "./layout";
+import "./graph.css";
+import type { Layout, LayoutCluster, LayoutItem, LayoutLink } from "./layout";
+import type { Point } from "./positions";
+import { gt } from "./strings";
 
 export interface Highlight {
   current?: string | null; // item id being processed
   ready?: string[]; // item ids on the ready stack
-  done?: string[]; // item ids already processed
+  done?: Set<string>; // item ids already processed
   error?: string | null;
   sent?: Map<string, string>; // link id -> gradient label
   badges?: Map<string, string>; // item id -> small text (count, buffer)
@@ -16,17 +24,36 @@ export interface Highlight {
 
 const LINE_H = 16;
 const PAD_Y = 8;
+const ITEMS_PER_FRAME = 80;
+const LINKS_PER_FRAME = 240;
 
 export class GraphCanvas {
   readonly element: HTMLElement;
   private readonly svg: SVGSVGElement;
   private readonly root: SVGGElement;
   private layout: Layout | null = null;
+  private layers: { links: SVGGElement; items: SVGGElement; badges: SVGGElement } | null = null;
+  private drawnLinks = new Set<string>();
+  private want: { flags: Map<string, string>; badges: Map<string, string>; sent: Map<string, string> } = {
+    flags: new Map(),
+    badges: new Map(),
+    sent: new Map(),
+  };
+  private materializing: Promise<void> | null = null;
+  private materializingFor = -1;
+  private materializingToken: object | null = null;
+  private again = false;
+  private byId = new Map<string, LayoutItem>();
   private view = { x: 0, y: 0, k: 1 };
   private itemEls = new Map<string, SVGGElement>();
-  private linkEls = new Map<string, { path: SVGPathElement; label: SVGTextElement; group: SVGGElement }>();
+  private linkEls = new Map<string, { label: SVGTextElement; group: SVGGElement }>();
   private badgeEls = new Map<string, SVGTextElement>();
+  private flags = new Map<string, string>(); // item id -> highlight classes now applied
+  private sentNow = new Set<string>();
+  private badgeNow = new Set<string>();
   private selected: string | null = null;
+  private drawing = 0; // render generation: a newer render stops an older one
+  onGroup: (groupId: string) => void = () => {};
 
   constructor(private readonly onSelect: (item: LayoutItem | null) => void, label: string) {
     const markerId = `arrow-${Math.random().toString(36).slice(2, 8)}`;
@@ -71,64 +98,173 @@ export class GraphCanvas {
     return this.layout !== null;
   }
 
-  clear(): void {
-    this.layout = null;
-    clear(this.root);
-    this.itemEls.clear();
-    this.linkEls.clear();
-    this.badgeEls.clear();
+  item(id: string): LayoutItem | undefined {
+    return this.byId.get(id);
   }
 
-  render(layout: Layout): void {
-    this.layout = layout;
+  clear(): void {
+    this.drawing++;
+    this.layout = null;
+    this.byId.clear();
     clear(this.root);
     this.itemEls.clear();
     this.linkEls.clear();
     this.badgeEls.clear();
-    this.selected = null;
-    const marker = `url(#${this.svg.dataset.marker})`;
-    const links = s("g", { class: "links" });
-    const items = s("g", { class: "items" });
-    const badges = s("g", { class: "badges", "aria-hidden": "true" });
-    this.root.append(links, items, badges);
+    this.flags.clear();
+    this.sentNow.clear();
+    this.badgeNow.clear();
+    this.drawnLinks.clear();
+    this.layers = null;
+    this.want = { flags: new Map(), badges: new Map(), sent: new Map() };
+  }
 
-    for (const l of layout.links) links.append(this.drawLink(l, marker));
-    for (const item of layout.items) {
-      items.append(this.drawItem(item));
-      // Counts and buffers sit above a node's top-right corner, on a layer above every node.
-      const badge = s("text", { x: item.x + item.width / 2, y: item.y - item.height / 2 - 4, class: "badge", "text-anchor": "end" });
-      this.badgeEls.set(item.id, badge);
-      badges.append(badge);
+  /** Draws `layout`: the clusters, then the boxes and links in view, a limited number per
+   * animation frame; resolves when those are drawn (or a newer render replaced this one).
+   * `keepView` keeps the zoom and pan (a group opened). */
+  async render(layout: Layout, keepView = false): Promise<void> {
+    const want = this.want; // a highlight set before the drawing applies to it
+    this.clear();
+    this.want = want;
+    this.layout = layout;
+    this.byId = new Map(layout.items.map((i) => [i.id, i]));
+    this.selected = null;
+    const clusters = s("g", { class: "clusters" });
+    this.layers = { links: s("g", { class: "links" }), items: s("g", { class: "items" }), badges: s("g", { class: "badges", "aria-hidden": "true" }) };
+    this.root.append(clusters, this.layers.links, this.layers.items, this.layers.badges);
+    for (const c of layout.clusters) clusters.append(this.drawCluster(c));
+    this.svg.dataset.items = String(layout.items.length);
+    if (!keepView) this.fit();
+    else this.apply();
+    await this.materialize();
+  }
+
+  /** Creates the boxes and links that are in view (with half a view of margin) and not drawn
+   * yet, a limited number per frame; a view change while it runs makes it look again. */
+  private materialize(): Promise<void> {
+    const generation = this.drawing;
+    if (this.materializing && this.materializingFor === generation) {
+      this.again = true;
+      return this.materializing;
     }
-    requestAnimationFrame(() => this.fit());
+    this.materializingFor = generation; // a loop for an older drawing stops by itself
+    const token = {};
+    this.materializingToken = token;
+    const loop = (async () => {
+      await Promise.resolve(); // `this.materializing` is set before the loop can end
+      do {
+        this.again = false;
+        while (generation === this.drawing && this.drawSome()) await nextFrame();
+      } while (this.again && generation === this.drawing);
+      if (this.materializingToken === token) this.materializing = null;
+    })();
+    this.materializing = loop;
+    return loop;
+  }
+
+  /** One frame's worth of boxes and links in view; true when more remain. */
+  private drawSome(): boolean {
+    const layout = this.layout;
+    const layers = this.layers;
+    if (!layout || !layers) return false;
+    const box = this.svg.getBoundingClientRect();
+    const w = Math.max(box.width, 200) / this.view.k;
+    const hgt = Math.max(box.height, 200) / this.view.k;
+    const x0 = -this.view.x / this.view.k - w / 2;
+    const y0 = -this.view.y / this.view.k - hgt / 2;
+    const x1 = x0 + 2 * w;
+    const y1 = y0 + 2 * hgt;
+    let items = 0;
+    for (const item of layout.items) {
+      if (this.itemEls.has(item.id)) continue;
+      if (item.x + item.width / 2 < x0 || item.x - item.width / 2 > x1 || item.y + item.height / 2 < y0 || item.y - item.height / 2 > y1) continue;
+      if (items++ >= ITEMS_PER_FRAME) return true;
+      this.addItem(item, layers);
+    }
+    let links = 0;
+    const marker = `url(#${this.svg.dataset.marker})`;
+    for (const l of layout.links) {
+      if (this.drawnLinks.has(l.id) || !l.points.length) continue;
+      const xs = l.points.map((p) => p.x);
+      const ys = l.points.map((p) => p.y);
+      if (Math.max(...xs) < x0 || Math.min(...xs) > x1 || Math.max(...ys) < y0 || Math.min(...ys) > y1) continue;
+      if (links++ >= LINKS_PER_FRAME) return true;
+      this.drawnLinks.add(l.id);
+      layers.links.append(this.drawLink(l, marker));
+    }
+    this.svg.dataset.drawn = String(this.itemEls.size);
+    return false;
+  }
+
+  private addItem(item: LayoutItem, layers: { items: SVGGElement; badges: SVGGElement }): void {
+    const el = this.drawItem(item);
+    layers.items.append(el);
+    const badge = s("text", { x: item.x + item.width / 2, y: item.y - item.height / 2 - 4, class: "badge", "text-anchor": "end" });
+    this.badgeEls.set(item.id, badge);
+    layers.badges.append(badge);
+    const flags = this.want.flags.get(item.id);
+    if (flags) {
+      for (const cls of flags.split(" ")) el.classList.add(cls);
+      this.flags.set(item.id, flags);
+    }
+    const text = this.want.badges.get(item.id);
+    if (text) {
+      badge.textContent = text;
+      this.badgeNow.add(item.id);
+    }
+    if (item.id === this.selected) el.classList.add("selected");
+  }
+
+  private drawCluster(c: LayoutCluster): SVGGElement {
+    const x = c.x - c.width / 2;
+    const y = c.y - c.height / 2 - 14; // room for the label above the members
+    const label = s("text", { x: x + 8, y: y + 14, class: "cluster-label" }, `▾ ${c.label}`);
+    const group = s(
+      "g",
+      { class: "cluster", "data-id": c.id, tabindex: "0", role: "button", "aria-label": `${c.label}: ${gt("cluster.close")}` },
+      s("title", {}, `${c.label}: ${gt("cluster.close")}`),
+      s("rect", { x, y, width: c.width, height: c.height + 14, rx: 8, class: "cluster-box" }),
+      label,
+    );
+    const close = (e: Event) => {
+      e.stopPropagation();
+      this.onGroup(c.id);
+    };
+    label.addEventListener("click", close);
+    group.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" || e.key === " ") close(e);
+    });
+    return group;
   }
 
   private drawLink(l: LayoutLink, marker: string): SVGGElement {
-    const d = pathThrough(l.points);
-    const path = s("path", { d, class: `link ${l.kind}`, "marker-end": marker });
+    const path = s("path", { d: pathThrough(l.points), class: `link ${l.kind}`, "marker-end": marker });
     const mid = l.points[Math.floor(l.points.length / 2)] ?? { x: 0, y: 0 };
     const label = s("text", { x: mid.x + 6, y: mid.y - 4, class: "link-label" }); // gradient sent, in a trace
     const group = s("g", { class: "link-group", "data-id": l.id }, path, label);
-    this.linkEls.set(l.id, { path, label, group });
+    this.linkEls.set(l.id, { label, group });
+    const sent = this.want.sent.get(l.id);
+    if (sent !== undefined) {
+      group.classList.add("sent");
+      label.textContent = sent;
+      this.sentNow.add(l.id);
+    }
     return group;
   }
 
   private drawItem(item: LayoutItem): SVGGElement {
     const x = item.x - item.width / 2;
     const y = item.y - item.height / 2;
-    const shape =
-      item.kind === "tensor"
-        ? s("rect", { x, y, width: item.width, height: item.height, rx: item.height / 2, class: "shape" })
-        : s("rect", { x, y, width: item.width, height: item.height, rx: item.kind === "const" ? 2 : 6, class: "shape" });
+    const rx = item.kind === "tensor" ? item.height / 2 : item.kind === "const" ? 2 : 6;
+    const shape = s("rect", { x, y, width: item.width, height: item.height, rx, class: "shape" });
     const title = s("text", { x: item.x, y: y + PAD_Y + 12, class: "title", "text-anchor": "middle" }, item.title);
     const lines = item.lines.map((line, i) =>
-      s("text", { x: item.x, y: y + PAD_Y + 12 + (i + 1) * LINE_H, class: "line", "text-anchor": "middle" }, line),
+      s("text", { x: item.x, y: y + PAD_Y + 12 + (i + 1) * LINE_H, class: `line${line.includes("⚠") ? " warn" : ""}`, "text-anchor": "middle" }, line),
     );
     const accessible = [item.title, ...item.lines].join(", ");
     const group = s(
       "g",
       {
-        class: `item ${item.kind}${item.node?.released ? " released" : ""}`,
+        class: `item ${item.kind}${item.node?.released ? " released" : ""}${item.group ? ` ${item.group.kind}` : ""}`,
         "data-id": item.id,
         "data-name": item.node?.name ?? item.title,
         tabindex: "0",
@@ -140,15 +276,15 @@ export class GraphCanvas {
       title,
       ...lines,
     );
-    const select = () => this.select(item.id);
+    const activate = () => (item.group ? this.onGroup(item.group.id) : this.select(item.id));
     group.addEventListener("click", (e) => {
       e.stopPropagation();
-      select();
+      activate();
     });
     group.addEventListener("keydown", (e) => {
       if (e.key === "Enter" || e.key === " ") {
         e.preventDefault();
-        select();
+        activate();
       }
     });
     this.itemEls.set(item.id, group);
@@ -158,31 +294,52 @@ export class GraphCanvas {
   select(id: string | null): void {
     if (this.selected) this.itemEls.get(this.selected)?.classList.remove("selected");
     this.selected = id;
-    const item = id ? this.layout?.items.find((i) => i.id === id) ?? null : null;
     if (id) this.itemEls.get(id)?.classList.add("selected");
-    this.onSelect(item);
+    this.onSelect(id ? this.byId.get(id) ?? null : null);
   }
 
+  /** Applies a highlight, touching only the boxes and links whose state changes. */
   setHighlight(hl: Highlight): void {
-    for (const [id, el] of this.itemEls) {
-      el.classList.toggle("current", hl.current === id);
-      el.classList.toggle("ready", !!hl.ready?.includes(id));
-      el.classList.toggle("done", !!hl.done?.includes(id));
-      el.classList.toggle("error", hl.error === id);
-      const badge = this.badgeEls.get(id);
-      if (badge) badge.textContent = hl.badges?.get(id) ?? "";
+    const next = new Map<string, string>();
+    const add = (id: string, cls: string) => next.set(id, next.has(id) ? `${next.get(id)} ${cls}` : cls);
+    for (const id of hl.done ?? []) add(id, "done");
+    for (const id of hl.ready ?? []) add(id, "ready");
+    if (hl.current) add(hl.current, "current");
+    if (hl.error) add(hl.error, "error");
+    this.want = { flags: next, badges: hl.badges ?? new Map(), sent: hl.sent ?? new Map() };
+    for (const id of new Set([...this.flags.keys(), ...next.keys()])) {
+      const want = next.get(id) ?? "";
+      if ((this.flags.get(id) ?? "") === want) continue;
+      const el = this.itemEls.get(id);
+      if (!el) continue;
+      for (const cls of ["done", "ready", "current", "error"]) el.classList.toggle(cls, want.split(" ").includes(cls));
+      if (want) this.flags.set(id, want);
+      else this.flags.delete(id);
     }
-    for (const [id, { group, label }] of this.linkEls) {
-      const text = hl.sent?.get(id);
-      group.classList.toggle("sent", text !== undefined);
-      label.textContent = text ?? "";
+    const badges = hl.badges ?? new Map<string, string>();
+    for (const id of new Set([...this.badgeNow, ...badges.keys()])) {
+      const el = this.badgeEls.get(id);
+      if (!el) continue;
+      const text = badges.get(id) ?? "";
+      if (el.textContent !== text) el.textContent = text;
     }
+    this.badgeNow = new Set([...badges.keys()].filter((id) => this.badgeEls.has(id)));
+    const sent = hl.sent ?? new Map<string, string>();
+    for (const id of new Set([...this.sentNow, ...sent.keys()])) {
+      const link = this.linkEls.get(id);
+      if (!link) continue;
+      const text = sent.get(id);
+      link.group.classList.toggle("sent", text !== undefined);
+      link.label.textContent = text ?? "";
+    }
+    this.sentNow = new Set(sent.keys());
   }
 
   // ------------------------------------------------------------------ pan and zoom
 
   private apply(): void {
     this.root.setAttribute("transform", `translate(${this.view.x} ${this.view.y}) scale(${this.view.k})`);
+    if (this.layout) void this.materialize();
   }
 
   fit(): void {
@@ -190,12 +347,30 @@ export class GraphCanvas {
     const box = this.svg.getBoundingClientRect();
     if (box.width === 0 || box.height === 0) return;
     const margin = 40; // room for the count/buffer badges and edge labels
-    const k = Math.min(1.4, Math.min(box.width / (this.layout.width + margin), box.height / (this.layout.height + 20)));
+    // Never below 0.6 (12 px text at 7 px): a long graph is read by panning, not squinting.
+    const k = Math.max(0.6, Math.min(1.4, Math.min(box.width / (this.layout.width + margin), box.height / (this.layout.height + 20))));
     this.view = {
       k,
       x: (box.width - this.layout.width * k) / 2,
       y: Math.max(0, (box.height - this.layout.height * k) / 2),
     };
+    this.apply();
+  }
+
+  /** Moves the view so that item `id` is in the centre (zooming in to a readable size). */
+  centerOn(id: string | null): void {
+    const item = id ? this.byId.get(id) : undefined;
+    if (!item) return;
+    const box = this.svg.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) return;
+    const k = Math.max(this.view.k, 0.8);
+    const target: Point = { x: box.width / 2 - item.x * k, y: box.height / 2 - item.y * k };
+    const inside =
+      k === this.view.k &&
+      Math.abs(target.x - this.view.x) < box.width * 0.2 &&
+      Math.abs(target.y - this.view.y) < box.height * 0.2;
+    if (inside) return; // already near the centre: keep the view still while stepping
+    this.view = { k, ...target };
     this.apply();
   }
 
@@ -208,7 +383,7 @@ export class GraphCanvas {
     const box = this.svg.getBoundingClientRect();
     const px = cx ?? box.width / 2;
     const py = cy ?? box.height / 2;
-    const k = Math.min(8, Math.max(0.1, this.view.k * factor));
+    const k = Math.min(8, Math.max(0.02, this.view.k * factor));
     const ratio = k / this.view.k;
     this.view = { k, x: px - (px - this.view.x) * ratio, y: py - (py - this.view.y) * ratio };
     this.apply();
@@ -226,7 +401,7 @@ export class GraphCanvas {
       { passive: false },
     );
     this.svg.addEventListener("pointerdown", (e) => {
-      if ((e.target as Element).closest(".item")) return;
+      if ((e.target as Element).closest(".item, .cluster-label")) return;
       drag = { x: e.clientX, y: e.clientY, vx: this.view.x, vy: this.view.y, id: e.pointerId };
       this.svg.setPointerCapture(e.pointerId);
       this.svg.classList.add("dragging");
@@ -269,7 +444,11 @@ export class GraphCanvas {
   }
 }
 
-function pathThrough(points: { x: number; y: number }[]): string {
+function nextFrame(): Promise<void> {
+  return new Promise((resolve) => requestAnimationFrame(() => resolve()));
+}
+
+function pathThrough(points: Point[]): string {
   if (points.length === 0) return "";
   if (points.length < 3) return `M ${points.map((p) => `${p.x} ${p.y}`).join(" L ")}`;
   // A smooth curve through the dagre points (quadratic segments between midpoints).

@@ -1,126 +1,128 @@
-// Lays out kael.viz graph data with dagre: backward nodes, the tensors at the ends (roots above
-// their grad_fn, leaves below their AccumulateGrad) and a small box per null edge (a constant).
+// Box text and sizes on the page, positions in a worker. `describeItems` turns the view's items
+// into titles and lines (values and gradients included) and sizes them; ./positions.ts places
+// them in ./layout.worker.ts (open modules as compound clusters); `placeLayout` joins both into
+// what the canvas draws.
 
-import dagre from "@dagrejs/dagre";
 import { formatBytes } from "../ui/dom";
-import type { GraphData, GraphNode, GraphTensor } from "./types";
-import { formatShape } from "./types";
-
-export type ItemKind = "function" | "accumulate" | "tensor" | "const";
-
-export interface LayoutItem {
-  id: string; // node id (n0), tensor id (t0) or "c:<node>:<input_nr>"
-  kind: ItemKind;
-  title: string;
-  lines: string[];
-  x: number; // centre
-  y: number;
-  width: number;
-  height: number;
-  node?: GraphNode;
-  tensor?: GraphTensor;
-  constOf?: { node: GraphNode; input_nr: number };
-}
-
-export interface LayoutLink {
-  id: string; // graph edge id (e0) or a synthetic id
-  from: string;
-  to: string;
-  kind: "edge" | "grad_fn" | "grad" | "null";
-  inputNr: number | null;
-  points: { x: number; y: number }[];
-  label: string;
-}
-
-export interface Layout {
-  items: LayoutItem[];
-  links: LayoutLink[];
-  width: number;
-  height: number;
-}
+import type { ViewGraph, ViewItem, ViewLink } from "./model";
+import type { LayoutRequest, LayoutResult, Point } from "./positions";
+import { gt } from "./strings";
+import type { GraphData, GraphNode, GraphTensor, SavedTensor } from "./types";
+import { formatShape, formatValues } from "./types";
 
 const CHAR_W = 7.4; // px per character of the 12px monospace font
 const LINE_H = 16;
 const PAD_X = 12;
 const PAD_Y = 8;
 const MAX_SAVED_LINES = 4;
+const MAX_LINE = 44; // characters; longer value lines end with "…"
+
+export interface LayoutItem extends ViewItem {
+  title: string;
+  lines: string[];
+  x: number; // centre
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface LayoutLink extends ViewLink {
+  points: Point[];
+}
+
+export interface LayoutCluster {
+  id: string;
+  label: string;
+  x: number; // centre
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface Layout {
+  items: LayoutItem[];
+  links: LayoutLink[];
+  clusters: LayoutCluster[];
+  width: number;
+  height: number;
+}
+
+// ---------------------------------------------------------------- text
+
+function clip(text: string): string {
+  return text.length > MAX_LINE ? `${text.slice(0, MAX_LINE - 1)}…` : text;
+}
+
+function savedLine(s: SavedTensor): string {
+  const base = `${s.name} ${formatShape(s.shape)} ${formatBytes(s.bytes)}`;
+  return s.stale ? `${base} ${gt("stale.short", { now: s.current_version, then: s.version })}` : base;
+}
+
+function tensorTitle(t: GraphTensor): string {
+  return t.name ?? gt(`role.${t.role}`);
+}
+
+function tensorLines(t: GraphTensor): string[] {
+  const lines = [`${formatShape(t.shape)} ${t.dtype}`, clip(`= ${formatValues(t.value, 6)}`)];
+  if (t.grad) lines.push(clip(`grad ${formatValues(t.grad, 6)}`));
+  return lines;
+}
+
+function nodeLines(node: GraphNode, tensors: Map<string, GraphTensor>): string[] {
+  const lines: string[] = [];
+  if (node.kind !== "function") return lines;
+  const output = node.tensor ? tensors.get(node.tensor) : undefined;
+  if (output && output.role === "intermediate" && output.name) {
+    lines.push(`→ ${output.name}`);
+    if (output.grad) lines.push(clip(`grad ${formatValues(output.grad, 6)}`));
+  }
+  lines.push(...node.saved.slice(0, MAX_SAVED_LINES).map(savedLine));
+  if (node.saved.length > MAX_SAVED_LINES) lines.push(gt("saved.more", { n: node.saved.length - MAX_SAVED_LINES }));
+  return lines;
+}
+
+function itemText(item: ViewItem, tensors: Map<string, GraphTensor>): { title: string; lines: string[] } {
+  if (item.node) return { title: item.node.label, lines: nodeLines(item.node, tensors) };
+  if (item.tensor) return { title: tensorTitle(item.tensor), lines: tensorLines(item.tensor) };
+  if (item.constOf) {
+    const input = item.constOf.node.inputs[item.constOf.input_nr];
+    return { title: item.constOf.name ?? gt("const"), lines: [formatShape(input.shape)] };
+  }
+  const group = item.group!;
+  const title = group.kind === "chain" ? `▸ ${group.label} × ${item.hidden}` : `▸ ${group.label}`;
+  return { title: clip(title), lines: [gt(group.kind === "chain" ? "group.chain" : "group.module", { n: item.hidden ?? 0 })] };
+}
 
 function size(title: string, lines: string[]): { width: number; height: number } {
   const longest = Math.max(title.length + 2, ...lines.map((l) => l.length));
   return { width: Math.max(64, longest * CHAR_W + 2 * PAD_X), height: (1 + lines.length) * LINE_H + 2 * PAD_Y };
 }
 
-function savedLine(s: GraphNode["saved"][number]): string {
-  return `${s.name} ${formatShape(s.shape)} ${formatBytes(s.bytes)}${s.stale ? " !" : ""}`;
-}
-
-function tensorTitle(t: GraphTensor): string {
-  return t.name ?? (t.role === "root" ? "output" : t.role === "leaf" ? "leaf" : "tensor");
-}
-
-export function layoutGraph(data: GraphData): Layout {
-  const g = new dagre.graphlib.Graph({ multigraph: true });
-  g.setGraph({ rankdir: "TB", nodesep: 28, ranksep: 42, edgesep: 12, marginx: 16, marginy: 16 });
-  g.setDefaultEdgeLabel(() => ({}));
-
-  const items = new Map<string, Omit<LayoutItem, "x" | "y">>();
-  const add = (item: Omit<LayoutItem, "x" | "y" | "width" | "height">) => {
-    const full = { ...item, ...size(item.title, item.lines) };
-    items.set(item.id, full);
-    g.setNode(item.id, { width: full.width, height: full.height });
-  };
-  const tensorsById = new Map(data.tensors.map((t) => [t.id, t]));
-
-  for (const node of data.nodes) {
-    const lines: string[] = [];
-    if (node.kind === "function") {
-      const saved = node.saved.slice(0, MAX_SAVED_LINES).map(savedLine);
-      if (node.saved.length > MAX_SAVED_LINES) saved.push(`+${node.saved.length - MAX_SAVED_LINES} more`);
-      lines.push(...saved);
-      const output = node.tensor ? tensorsById.get(node.tensor) : undefined;
-      if (output && output.role === "intermediate" && output.name) lines.unshift(`→ ${output.name}`);
-    }
-    add({ id: node.id, kind: node.kind, title: node.label, lines, node });
-  }
-
-  const links: Omit<LayoutLink, "points">[] = [];
-  const link = (l: Omit<LayoutLink, "points">) => {
-    links.push(l);
-    g.setEdge(l.from, l.to, { width: l.label ? l.label.length * 6 : 0, height: l.label ? 12 : 0 }, l.id);
-  };
-
-  for (const t of data.tensors) {
-    if (t.role === "intermediate" || !t.node) continue;
-    const lines = [`${formatShape(t.shape)} ${t.dtype}`];
-    add({ id: t.id, kind: "tensor", title: tensorTitle(t), lines, tensor: t });
-    if (t.role === "root") link({ id: `g:${t.id}`, from: t.id, to: t.node, kind: "grad_fn", inputNr: null, label: "" });
-    else link({ id: `g:${t.id}`, from: t.node, to: t.id, kind: "grad", inputNr: null, label: "" });
-  }
-
-  for (const edge of data.edges) {
-    link({ id: edge.id, from: edge.from, to: edge.to, kind: "edge", inputNr: edge.input_nr, label: "" });
-  }
-
-  for (const node of data.nodes) {
-    for (const input of node.inputs) {
-      if (input.node !== null) continue;
-      const id = `c:${node.id}:${input.input_nr}`;
-      add({ id, kind: "const", title: "const", lines: [formatShape(input.shape)], constOf: { node, input_nr: input.input_nr } });
-      link({ id: `l:${id}`, from: node.id, to: id, kind: "null", inputNr: input.input_nr, label: "" });
-    }
-  }
-
-  dagre.layout(g);
-
-  const placed: LayoutItem[] = [];
-  for (const [id, item] of items) {
-    const pos = g.node(id) as { x: number; y: number };
-    placed.push({ ...item, x: pos.x, y: pos.y });
-  }
-  const placedLinks: LayoutLink[] = links.map((l) => {
-    const edge = g.edge({ v: l.from, w: l.to, name: l.id }) as { points?: { x: number; y: number }[] };
-    return { ...l, points: edge?.points ?? [] };
+/** Titles, lines and sizes of the view's boxes. */
+export function describeItems(view: ViewGraph, data: GraphData): Omit<LayoutItem, "x" | "y">[] {
+  const tensors = new Map(data.tensors.map((t) => [t.id, t]));
+  return view.items.map((item) => {
+    const text = itemText(item, tensors);
+    return { ...item, ...text, ...size(text.title, text.lines) };
   });
-  const info = g.graph() as { width?: number; height?: number };
-  return { items: placed, links: placedLinks, width: info.width ?? 0, height: info.height ?? 0 };
+}
+
+export function layoutRequest(view: ViewGraph, items: Omit<LayoutItem, "x" | "y">[]): LayoutRequest {
+  return {
+    nodes: items.map((i) => ({ id: i.id, width: i.width, height: i.height, parent: i.cluster })),
+    clusters: view.clusters.map((c) => ({ id: c.id, parent: c.parent })),
+    links: view.links.map((l) => ({ id: l.id, from: l.from, to: l.to })),
+  };
+}
+
+export function placeLayout(view: ViewGraph, items: Omit<LayoutItem, "x" | "y">[], result: LayoutResult): Layout {
+  return {
+    items: items.map((i) => ({ ...i, ...(result.positions[i.id] ?? { x: 0, y: 0 }) })),
+    links: view.links.map((l) => ({ ...l, points: result.points[l.id] ?? [] })),
+    clusters: view.clusters
+      .filter((c) => result.boxes[c.id])
+      .map((c) => ({ id: c.id, label: c.label, ...result.boxes[c.id] })),
+    width: result.width,
+    height: result.height,
+  };
 }

@@ -24,7 +24,19 @@ export interface SavedTensor {
   version: number;
   current_version: number;
   stale: boolean;
+  stale_message: string | null;
   tensor: string | null;
+  value: TensorValues | null;
+}
+
+export interface GraphModule {
+  id: string;
+  parent: string | null;
+  name: string;
+  path: string;
+  type: string;
+  extra: string;
+  label: string;
 }
 
 export interface GraphNode {
@@ -38,6 +50,7 @@ export interface GraphNode {
   saved: SavedTensor[];
   released: boolean;
   hooks: { pre: number; post: number; tensor: number; retains_grad: boolean };
+  module: string | null;
 }
 
 export interface GraphEdge {
@@ -51,7 +64,7 @@ export interface GraphEdge {
 
 export interface GraphTensor {
   id: string;
-  role: "root" | "leaf" | "intermediate";
+  role: "root" | "leaf" | "intermediate" | "constant";
   name: string | null;
   shape: number[];
   dtype: string;
@@ -71,6 +84,7 @@ export interface GraphData {
   nodes: GraphNode[];
   edges: GraphEdge[];
   tensors: GraphTensor[];
+  modules: GraphModule[];
   totals: {
     nodes: number;
     function_nodes: number;
@@ -166,4 +180,38 @@ export function formatValues(v: TensorValues | null | undefined, limit = 8): str
 
 export function formatShape(shape: number[]): string {
   return `[${shape.join(", ")}]`;
+}
+
+export interface MemoryEvent {
+  kind: "save" | "free";
+  id: string;
+  bytes: number;
+  held_bytes: number;
+  held_tensors: number;
+  node: string | null;
+  name: string | null;
+  shape: number[] | null;
+  dtype: string | null;
+  phase: "forward" | "backward";
+}
+
+export interface MemoryData {
+  version: number;
+  kind: "memory";
+  label: string | null;
+  events: MemoryEvent[];
+  totals: {
+    forward_tensors: number;
+    forward_bytes: number;
+    peak_bytes: number;
+    held_bytes: number;
+    held_tensors: number;
+    events: number;
+    dropped_events: number;
+  };
+}
+
+export function isMemory(data: unknown): data is MemoryData {
+  const d = data as MemoryData;
+  return !!d && typeof d === "object" && d.kind === "memory" && Array.isArray(d.events);
 }

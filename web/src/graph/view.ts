@@ -1,74 +1,107 @@
-// The Graph tab: the drawing of kael.viz.graph data, saved-bytes totals, and a side panel with
-// the selected node's details (inputs, saved tensors, hooks, values).
+// The Graph tab: the drawing of kael.viz.graph data (grouped, laid out in a worker), saved-bytes
+// totals, tools to open or close every group, and a side panel with the selected box's details
+// (inputs, saved tensors with their values, hooks, values and gradients).
 
 import { clear, formatBytes, h } from "../ui/dom";
 import { t } from "../ui/i18n";
-import { GraphCanvas } from "./canvas";
-import { layoutGraph, type LayoutItem } from "./layout";
-import { formatShape, formatValues, type GraphData } from "./types";
-
-/** Larger graphs are summarized, not drawn: laying out thousands of nodes would freeze the page. */
-export const MAX_DRAWN_NODES = 400;
+import type { GraphCanvas } from "./canvas";
+import { GraphDrawing } from "./drawing";
+import type { LayoutItem } from "./layout";
+import { summarize } from "./model";
+import { gt } from "./strings";
+import { formatShape, formatValues, type GraphData, type SavedTensor } from "./types";
 
 export class GraphView {
   readonly element: HTMLElement;
-  readonly canvas: GraphCanvas;
+  readonly drawing: GraphDrawing;
   private readonly placeholder: HTMLElement;
   private readonly totals: HTMLElement;
   private readonly details: HTMLElement;
   private readonly caption: HTMLElement;
+  private readonly status: HTMLElement;
+  private readonly summary: HTMLElement;
+  private readonly openAll: HTMLButtonElement;
+  private readonly closeAll: HTMLButtonElement;
   private data: GraphData | null = null;
   private title: string | null = null;
   private selected: LayoutItem | null = null;
-  private tooLarge = false;
+  private statusText = "";
 
   constructor() {
-    this.canvas = new GraphCanvas((item) => this.showDetails(item), "graph.label");
+    this.drawing = new GraphDrawing((item) => this.showDetails(item));
+    this.drawing.onStatus = (text) => {
+      this.statusText = text;
+      this.status.textContent = text;
+      this.renderSummary();
+    };
     this.placeholder = h("p", { class: "placeholder" });
     this.totals = h("p", { class: "graph-totals", "data-testid": "graph-totals" });
     this.caption = h("h3", { class: "graph-caption" });
+    this.status = h("p", { class: "graph-status", "data-testid": "graph-status", "aria-live": "polite" });
+    this.summary = h("div", { class: "graph-summary", "data-testid": "graph-summary" });
     this.details = h("aside", { class: "graph-details", "aria-live": "polite" });
+    this.openAll = h("button", { type: "button", class: "link", onclick: () => this.drawing.openAll(true) });
+    this.closeAll = h("button", { type: "button", class: "link", onclick: () => this.drawing.openAll(false) });
     this.element = h(
       "div",
       { class: "graph-view" },
       this.placeholder,
-      h("div", { class: "graph-main" }, h("div", { class: "graph-head" }, this.caption, this.totals), this.canvas.element),
+      h(
+        "div",
+        { class: "graph-main" },
+        h("div", { class: "graph-head" }, this.caption, this.totals, h("span", { class: "group-tools" }, this.openAll, this.closeAll)),
+        this.status,
+        this.summary,
+        this.drawing.element,
+      ),
       this.details,
     );
     this.refreshText();
+  }
+
+  get canvas(): GraphCanvas {
+    return this.drawing.canvas;
   }
 
   show(data: GraphData, title?: string | null): void {
     this.data = data;
     this.title = title ?? null;
     this.element.classList.add("has-graph");
-    this.tooLarge = data.nodes.length > MAX_DRAWN_NODES;
-    if (this.tooLarge) this.canvas.clear();
-    else this.canvas.render(layoutGraph(data));
     this.refreshText();
     this.showDetails(null);
+    void this.drawing.show(data);
   }
 
   reset(): void {
     this.data = null;
+    this.statusText = "";
+    this.drawing.reset();
     this.element.classList.remove("has-graph");
     this.refreshText();
   }
 
   refreshText(): void {
     this.placeholder.textContent = t("graph.empty");
-    this.caption.textContent = this.tooLarge && this.data
-      ? t("graph.toolarge", { nodes: this.data.nodes.length, max: MAX_DRAWN_NODES })
-      : (this.title ?? "");
+    this.caption.textContent = this.title ?? "";
+    this.status.textContent = this.statusText;
+    this.openAll.textContent = gt("tools.open");
+    this.closeAll.textContent = gt("tools.close");
     const d = this.data;
     this.totals.textContent = d
-      ? t("graph.totals", {
-          nodes: d.totals.nodes,
-          saved: d.totals.saved_tensors,
-          bytes: formatBytes(d.totals.saved_bytes),
-        })
+      ? t("graph.totals", { nodes: d.totals.nodes, saved: d.totals.saved_tensors, bytes: formatBytes(d.totals.saved_bytes) })
       : "";
+    this.renderSummary();
     this.showDetails(this.selected);
+  }
+
+  /** A graph too large to draw: counts by node name and a way to draw it with groups closed. */
+  private renderSummary(): void {
+    clear(this.summary);
+    if (!this.data || this.drawing.element.dataset.state !== "summary") return;
+    this.summary.append(
+      h("p", {}, gt("summary.open")),
+      h("ul", { class: "summary-counts" }, summarize(this.data).slice(0, 12).map((c) => h("li", {}, `${c.name} × ${c.count.toLocaleString("en")}`))),
+    );
   }
 
   private showDetails(item: LayoutItem | null): void {
@@ -83,60 +116,59 @@ export class GraphView {
   }
 }
 
-export function describeItem(item: LayoutItem, data: GraphData | null): HTMLElement[] {
-  const out: HTMLElement[] = [];
-  const row = (k: string, v: string) => h("div", { class: "kv" }, h("dt", {}, k), h("dd", {}, v));
-  if (item.node) {
-    const node = item.node;
-    out.push(h("p", { class: "detail-title" }, node.label), h("p", { class: "muted" }, t(`graph.kind.${node.kind}`)));
-    if (node.doc) out.push(h("p", { class: "doc" }, node.doc.replace(/``([^`]+)``/g, "$1")));
-    if (node.inputs.length) out.push(h("h4", {}, t("graph.inputs")));
-    const byId = new Map((data?.nodes ?? []).map((n) => [n.id, n]));
-    out.push(
-      h(
-        "ol",
-        { class: "inputs", start: "0" },
-        node.inputs.map((input) =>
-          h(
-            "li",
-            {},
-            `${formatShape(input.shape)} ${input.dtype} → `,
-            input.node ? (byId.get(input.node)?.label ?? input.node) : h("em", {}, t("graph.null")),
-          ),
-        ),
+const row = (k: string, v: string) => h("div", { class: "kv" }, h("dt", {}, k), h("dd", {}, v));
+
+function savedItem(sv: SavedTensor): HTMLElement {
+  return h(
+    "li",
+    { class: sv.stale ? "stale" : "" },
+    h("code", {}, `_saved_${sv.name}`),
+    ` ${formatShape(sv.shape)} ${sv.dtype} · ${formatBytes(sv.bytes)} · v${sv.version}`,
+    h("div", { class: "saved-value" }, `${gt("detail.value")}: ${sv.value ? formatValues(sv.value, 12) : gt("detail.novalue")}`),
+    sv.stale ? h("strong", { class: "stale-words" }, gt("detail.stale", { now: sv.current_version, then: sv.version })) : "",
+  );
+}
+
+function describeNode(item: LayoutItem, data: GraphData | null): HTMLElement[] {
+  const node = item.node!;
+  const out: HTMLElement[] = [h("p", { class: "detail-title" }, node.label), h("p", { class: "muted" }, t(`graph.kind.${node.kind}`))];
+  const module = node.module ? data?.modules.find((m) => m.id === node.module) : undefined;
+  if (module) out.push(row(gt("detail.module"), module.path ? `${module.path} (${module.type})` : module.type));
+  if (node.doc) out.push(h("p", { class: "doc" }, node.doc.replace(/``([^`]+)``/g, "$1")));
+  if (node.inputs.length) out.push(h("h4", {}, t("graph.inputs")));
+  const byId = new Map((data?.nodes ?? []).map((n) => [n.id, n]));
+  out.push(
+    h(
+      "ol",
+      { class: "inputs", start: "0" },
+      node.inputs.map((input) =>
+        h("li", {}, `${formatShape(input.shape)} ${input.dtype} → `, input.node ? (byId.get(input.node)?.label ?? input.node) : h("em", {}, t("graph.null"))),
       ),
-    );
-    if (node.kind === "function") {
-      out.push(h("h4", {}, t("graph.saved")));
-      if (node.saved.length === 0) out.push(h("p", { class: "muted" }, t("graph.saved.none")));
-      else
-        out.push(
-          h(
-            "ul",
-            { class: "saved" },
-            node.saved.map((sv) =>
-              h(
-                "li",
-                { class: sv.stale ? "stale" : "" },
-                h("code", {}, `_saved_${sv.name}`),
-                ` ${formatShape(sv.shape)} ${sv.dtype} · ${formatBytes(sv.bytes)} · v${sv.version}`,
-                sv.stale ? h("strong", {}, ` (v${sv.current_version}: ${t("graph.saved.stale")})`) : "",
-              ),
-            ),
-          ),
-        );
-      if (node.released) out.push(h("p", { class: "muted" }, t("graph.released")));
-    }
-    const hooks = node.hooks;
-    if (hooks && hooks.pre + hooks.post + hooks.tensor > 0) {
-      out.push(h("h4", {}, t("graph.hooks")), h("p", {}, `pre ${hooks.pre} · post ${hooks.post} · tensor ${hooks.tensor}`));
-    }
-    const tensor = node.tensor ? data?.tensors.find((x) => x.id === node.tensor) : undefined;
-    if (tensor?.grad) out.push(row(t("graph.grad"), formatValues(tensor.grad)));
-  } else if (item.tensor) {
+    ),
+  );
+  if (node.kind === "function") {
+    out.push(h("h4", {}, t("graph.saved")));
+    if (node.saved.length === 0) out.push(h("p", { class: "muted" }, t("graph.saved.none")));
+    else out.push(h("ul", { class: "saved" }, node.saved.map(savedItem)));
+    if (node.released) out.push(h("p", { class: "muted" }, t("graph.released")));
+  }
+  const hooks = node.hooks;
+  if (hooks && hooks.pre + hooks.post + hooks.tensor > 0) {
+    out.push(h("h4", {}, t("graph.hooks")), h("p", {}, `pre ${hooks.pre} · post ${hooks.post} · tensor ${hooks.tensor}`));
+  }
+  const tensor = node.tensor ? data?.tensors.find((x) => x.id === node.tensor) : undefined;
+  if (tensor) out.push(row(t("graph.value"), formatValues(tensor.value)));
+  if (tensor?.grad) out.push(row(t("graph.grad"), formatValues(tensor.grad)));
+  return out;
+}
+
+export function describeItem(item: LayoutItem, data: GraphData | null): HTMLElement[] {
+  if (item.node) return describeNode(item, data);
+  if (item.tensor) {
     const tensor = item.tensor;
-    out.push(h("p", { class: "detail-title" }, tensor.name ?? tensor.id), h("p", { class: "muted" }, `${t("graph.kind.tensor")} (${tensor.role})`));
-    out.push(
+    return [
+      h("p", { class: "detail-title" }, tensor.name ?? tensor.id),
+      h("p", { class: "muted" }, `${t("graph.kind.tensor")} (${tensor.role})`),
       h(
         "dl",
         {},
@@ -146,15 +178,17 @@ export function describeItem(item: LayoutItem, data: GraphData | null): HTMLElem
         row(t("graph.value"), formatValues(tensor.value)),
         row(t("graph.grad"), formatValues(tensor.grad)),
       ),
-    );
-  } else if (item.constOf) {
+    ];
+  }
+  if (item.constOf) {
     const input = item.constOf.node.inputs[item.constOf.input_nr];
-    out.push(
-      h("p", { class: "detail-title" }, t("graph.const")),
+    return [
+      h("p", { class: "detail-title" }, item.constOf.name ?? t("graph.const")),
       h("p", { class: "muted" }, t("graph.kind.const")),
       h("p", {}, `${item.constOf.node.label} input ${item.constOf.input_nr}: ${formatShape(input.shape)} ${input.dtype}`),
       h("p", {}, t("graph.null")),
-    );
+    ];
   }
-  return out;
+  const group = item.group!;
+  return [h("p", { class: "detail-title" }, group.label), h("p", { class: "muted" }, gt("detail.group", { n: group.nodes.length }))];
 }

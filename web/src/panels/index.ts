@@ -1,8 +1,9 @@
 // The output panels, in tab order. A new panel: a file here implementing Panel, one line below.
 
 import type { ConsoleView } from "../console/console";
-import { isGraph, isTrace } from "../graph/types";
+import { isGraph, isMemory, isTrace } from "../graph/types";
 import { GraphView } from "../graph/view";
+import { MemoryView } from "../memory/view";
 import { PlotView } from "../plot/plot";
 import { TraceView } from "../trace/view";
 import { DISPLAY_KIND, type Display } from "../worker/protocol";
@@ -85,7 +86,23 @@ export function plotPanel(view = new PlotView()): Panel {
   };
 }
 
+export function memoryPanel(view = new MemoryView()): Panel {
+  return {
+    id: "memory",
+    label: "tab.memory",
+    element: view.element,
+    rank: 4,
+    accept(display: Display) {
+      if (display.kind !== DISPLAY_KIND.memory || !isMemory(display.data)) return false;
+      view.add(display.data);
+      return true;
+    },
+    reset: () => view.reset(),
+    refreshText: () => view.refreshText(),
+  };
+}
+
 /** Every output panel, the console first (the tab shown when a run draws nothing). */
 export function outputPanels(console: ConsoleView): Panel[] {
-  return [consolePanel(console), graphPanel(), tracePanel(), plotPanel()];
+  return [consolePanel(console), graphPanel(), tracePanel(), plotPanel(), memoryPanel()];
 }

@@ -3,8 +3,10 @@
 // along edges, each node's buffer and dependency count, and the ready stack. Everything shown
 // is read from the recorded events; nothing is recomputed here.
 
-import { GraphCanvas, type Highlight } from "../graph/canvas";
-import { layoutGraph, type LayoutItem } from "../graph/layout";
+import type { Highlight } from "../graph/canvas";
+import { GraphDrawing } from "../graph/drawing";
+import type { LayoutItem } from "../graph/layout";
+import { gt } from "../graph/strings";
 import {
   formatShape,
   formatValues,
@@ -13,8 +15,9 @@ import {
   type TraceEvent,
   type TraceStart,
   type TraceStep,
+  type TensorValues,
 } from "../graph/types";
-import { describeItem, MAX_DRAWN_NODES } from "../graph/view";
+import { describeItem } from "../graph/view";
 import { clear, h, s } from "../ui/dom";
 import { bind, t } from "../ui/i18n";
 
@@ -36,7 +39,8 @@ function svgIcon(name: keyof typeof ICONS): SVGSVGElement {
 
 export class TraceView {
   readonly element: HTMLElement;
-  private readonly canvas: GraphCanvas;
+  private readonly drawing: GraphDrawing;
+  private readonly legend: HTMLElement;
   private readonly placeholder: HTMLElement;
   private readonly position: HTMLElement;
   private readonly table: HTMLTableElement;
@@ -50,12 +54,18 @@ export class TraceView {
   private index = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
   private selected: LayoutItem | null = null;
+  private replayed = new Replay(null);
+  private labels = new Map<string, string>(); // node id -> label, for the pass graph
+  private rows: HTMLTableRowElement[] = [];
+  private currentRow: HTMLTableRowElement | null = null;
 
   constructor() {
-    this.canvas = new GraphCanvas((item) => {
+    this.drawing = new GraphDrawing((item) => {
       this.selected = item;
       this.renderState();
-    }, "graph.label");
+    });
+    this.drawing.onDrawn = () => this.drawing.canvas.setHighlight(this.highlight());
+    this.legend = h("div", { class: "trace-legend", "aria-label": "legend" });
     this.placeholder = h("p", { class: "placeholder" });
     this.position = h("span", { class: "trace-position", "aria-live": "polite", "data-testid": "trace-position" });
     const button = (key: string, icon: keyof typeof ICONS, action: () => void) => {
@@ -94,7 +104,8 @@ export class TraceView {
         "div",
         { class: "trace-main" },
         stepper,
-        h("div", { class: "trace-body" }, this.canvas.element, this.state),
+        this.legend,
+        h("div", { class: "trace-body" }, this.drawing.element, this.state),
         h("div", { class: "trace-table-wrap" }, this.table),
       ),
     );
@@ -128,6 +139,7 @@ export class TraceView {
 
   refreshText(): void {
     this.placeholder.textContent = t("trace.empty");
+    this.renderLegend();
     this.playButton.setAttribute("aria-label", this.timer ? t("trace.pause") : t("trace.play"));
     if (this.data) {
       Array.from(this.passPicker.options).forEach((o, i) => (o.textContent = t("trace.pass", { n: i + 1 })));
@@ -137,7 +149,20 @@ export class TraceView {
   }
 
   refit(): void {
-    this.canvas.refit();
+    this.drawing.canvas.refit();
+  }
+
+  private renderLegend(): void {
+    const swatch = (cls: string, key: string) =>
+      h("span", { class: "legend-entry" }, h("span", { class: `legend-swatch ${cls}`, "aria-hidden": "true" }), gt(key));
+    this.legend.replaceChildren(
+      swatch("current", "legend.current"),
+      swatch("ready", "legend.ready"),
+      swatch("done", "legend.done"),
+      swatch("error", "legend.error"),
+      swatch("sent", "legend.sent"),
+      swatch("badge", "legend.badge"),
+    );
   }
 
   private get graph(): GraphData | null {
@@ -149,8 +174,10 @@ export class TraceView {
     this.passPicker.value = String(pass);
     this.frames = (this.data?.steps ?? []).filter((e) => e.pass === pass);
     const graph = this.graph;
-    if (graph && graph.nodes.length <= MAX_DRAWN_NODES) this.canvas.render(layoutGraph(graph));
-    else this.canvas.clear();
+    this.labels = new Map((graph?.nodes ?? []).map((n) => [n.id, n.label]));
+    this.replayed = new Replay(this.frames[0] ?? null);
+    if (graph) void this.drawing.show(graph);
+    else this.drawing.reset();
     this.selected = null;
     this.index = 0;
     this.renderTable();
@@ -159,8 +186,10 @@ export class TraceView {
 
   go(index: number): void {
     if (!this.frames.length) return;
+    const started = performance.now();
     this.index = Math.max(0, Math.min(this.frames.length - 1, index));
     this.renderFrame();
+    this.position.dataset.stepMs = (performance.now() - started).toFixed(2);
   }
 
   private togglePlay(): void {
@@ -189,7 +218,7 @@ export class TraceView {
 
   private label(id: string | null): string {
     if (!id) return "?";
-    return this.graph?.nodes.find((n) => n.id === id)?.label ?? id;
+    return this.labels.get(id) ?? id;
   }
 
   private leafName(nodeId: string): string {
@@ -240,10 +269,10 @@ export class TraceView {
       {},
       ["trace.col.step", "trace.col.node", "trace.col.incoming", "trace.col.result"].map((k) => h("th", { scope: "col" }, t(k))),
     );
-    const rows = this.frames.map((event, i) => {
+    this.rows = this.frames.map((event, i) => {
       const step = event.kind === "start" ? "0" : String(event.step);
       const node = event.kind === "start" ? t("trace.start") : this.label(event.node);
-      const row = h(
+      return h(
         "tr",
         { "data-index": String(i), class: event.kind, onclick: () => this.go(i) },
         h("td", {}, step),
@@ -251,9 +280,9 @@ export class TraceView {
         h("td", {}, this.incoming(event)),
         h("td", {}, this.result(event)),
       );
-      return row;
     });
-    this.table.append(h("thead", {}, head), h("tbody", {}, rows));
+    this.currentRow = null;
+    this.table.append(h("thead", {}, head), h("tbody", {}, this.rows));
   }
 
   private renderFrame(): void {
@@ -263,61 +292,61 @@ export class TraceView {
     this.position.dataset.total = String(total);
     this.buttons[0].disabled = this.buttons[1].disabled = this.index <= 0;
     this.buttons[2].disabled = this.buttons[3].disabled = this.index >= total;
-    this.table.querySelectorAll("tbody tr").forEach((row, i) => {
-      row.classList.toggle("current", i === this.index);
-      if (i === this.index) row.setAttribute("aria-current", "step");
-      else row.removeAttribute("aria-current");
-    });
-    this.canvas.setHighlight(this.highlight());
+    const row = this.rows[this.index] ?? null;
+    if (row !== this.currentRow) {
+      this.currentRow?.classList.remove("current");
+      this.currentRow?.removeAttribute("aria-current");
+      row?.classList.add("current");
+      row?.setAttribute("aria-current", "step");
+      this.currentRow = row;
+    }
+    this.replayed.to(this.frames, this.index);
+    const highlight = this.highlight();
+    this.drawing.canvas.setHighlight(highlight);
+    this.drawing.canvas.centerOn(highlight.error ?? highlight.current ?? null);
     this.renderState();
   }
 
-  /** Counts, buffers and processed nodes after frames[0..index], replayed from the events. */
-  private replay() {
-    const start = this.frames[0];
-    const counts = new Map<string, number>(start?.kind === "start" ? Object.entries(start.counts) : []);
-    const buffers = new Map<string, string>();
-    const done: string[] = [];
-    for (const event of this.frames.slice(1, this.index + 1)) {
-      if (event.kind !== "step" && event.kind !== "skip") continue;
-      buffers.delete(event.node);
-      done.push(event.node);
-      for (const send of event.sends) {
-        counts.set(send.to, send.count_after);
-        if (send.buffer && send.count_after > 0) buffers.set(send.to, formatValues(send.buffer));
-        else buffers.delete(send.to);
-      }
-    }
-    return { counts, buffers, done };
+  /** The drawn box of a graph node (itself, or the closed group holding it). */
+  private itemOf(nodeId: string): string {
+    return this.drawing.view?.itemOf.get(nodeId) ?? nodeId;
   }
 
   private highlight(): Highlight {
     const event = this.frames[this.index];
     if (!event) return {};
-    const { counts, buffers, done } = this.replay();
+    const { counts, buffers, done } = this.replayed;
+    const view = this.drawing.view;
     const badges = new Map<string, string>();
-    for (const [id, count] of counts) {
+    for (const id of new Set([...this.replayed.waiting, ...buffers.keys()])) {
+      if (this.itemOf(id) !== id) continue; // inside a closed group
+      const count = counts.get(id) ?? 0;
       const buffer = buffers.get(id);
-      if (count > 0 || buffer) badges.set(id, `${count > 0 ? `count ${count}` : ""}${buffer ? ` buf ${buffer}` : ""}`.trim());
+      badges.set(id, `${count > 0 ? `count ${count}` : ""}${buffer ? ` buf ${formatValues(buffer, 4)}` : ""}`.trim());
     }
     const sent = new Map<string, string>();
     if (event.kind === "step") {
+      const graph = this.graph;
       for (const send of event.sends) {
-        const edge = this.graph?.edges.find((e) => e.from === event.node && e.input_nr === send.input_nr);
-        if (edge && send.grad) sent.set(edge.id, formatValues(send.grad, 4));
+        const edge = graph?.nodes.find((n) => n.id === event.node)?.inputs[send.input_nr]?.edge;
+        const link = edge ? (view?.linkOf.get(edge) ?? edge) : undefined;
+        if (link && send.grad) sent.set(link, formatValues(send.grad, 4));
       }
       if (event.accumulated) {
-        const node = this.graph?.nodes.find((n) => n.id === event.node);
+        const node = graph?.nodes.find((n) => n.id === event.node);
         if (node?.tensor) sent.set(`g:${node.tensor}`, formatValues(event.accumulated, 4));
       }
     }
     const ready = event.kind === "start" ? event.ready : event.kind === "error" ? [] : event.ready;
-    const current = event.kind === "start" ? null : event.node;
+    const current = event.kind === "start" || event.kind === "error" ? null : this.itemOf(event.node);
+    const doneItems = new Set<string>();
+    for (const id of done) doneItems.add(this.itemOf(id));
+    if (current) doneItems.delete(current);
     return {
       current,
-      ready,
-      done: done.filter((id) => id !== current),
-      error: event.kind === "error" ? event.node : null,
+      ready: ready.map((id) => this.itemOf(id)),
+      done: doneItems,
+      error: event.kind === "error" && event.node ? this.itemOf(event.node) : null,
       sent,
       badges,
     };
@@ -327,7 +356,7 @@ export class TraceView {
     clear(this.state);
     const event = this.frames[this.index];
     if (!event) return;
-    const { counts, buffers } = this.replay();
+    const { counts, buffers } = this.replayed;
     const title = event.kind === "start" ? t("trace.start") : `${event.step}. ${this.label(event.node)}`;
     this.state.append(h("h3", { class: "step-title" }, title));
     if (event.kind !== "start") {
@@ -337,24 +366,77 @@ export class TraceView {
       );
     }
     const ready = event.kind === "error" ? [] : event.ready;
+    // Small graphs list every count; large ones the nodes still waiting, the first few of them.
+    const shown = counts.size <= MAX_LISTED ? [...counts] : [...this.replayed.waiting].map((id) => [id, counts.get(id) ?? 0] as const);
     this.state.append(
       h("h4", {}, t("trace.ready")),
       h("p", { class: "ready-stack" }, ready.length ? ready.map((id) => this.label(id)).join(" · ") : t("trace.ready.empty")),
       h("h4", {}, t("trace.counts")),
-      h(
-        "ul",
-        { class: "counts" },
-        [...counts].map(([id, count]) => h("li", {}, `${this.label(id)}: ${count}`)),
-      ),
+      h("ul", { class: "counts" }, shown.slice(0, MAX_LISTED).map(([id, count]) => h("li", {}, `${this.label(id)}: ${count}`))),
     );
+    if (shown.length > MAX_LISTED) this.state.append(h("p", { class: "muted" }, gt("trace.morecounts", { n: shown.length - MAX_LISTED })));
     if (buffers.size) {
       this.state.append(
         h("h4", {}, t("trace.buffers")),
-        h("ul", { class: "buffers" }, [...buffers].map(([id, b]) => h("li", {}, `${this.label(id)}: ${b}`))),
+        h(
+          "ul",
+          { class: "buffers", "data-testid": "buffers" },
+          [...buffers].slice(0, MAX_LISTED).map(([id, b]) => h("li", {}, `${this.label(id)}: ${formatValues(b)}`)),
+        ),
       );
     }
     if (this.selected) {
       this.state.append(h("hr"), ...describeItem(this.selected, this.graph));
+    }
+  }
+}
+
+const MAX_LISTED = 30;
+
+/**
+ * Counts, buffers and processed nodes after frames[0..index], replayed from the events. Moving
+ * one step forward applies one event; moving back (or jumping) replays from the start once.
+ * A buffer stays until its node runs: the node on top of the ready stack still waits with it
+ * (the diamond's AccumulateGrad holds [5, 5] between steps 4 and 5).
+ */
+class Replay {
+  index = 0;
+  counts = new Map<string, number>();
+  buffers = new Map<string, TensorValues>();
+  done = new Set<string>();
+  waiting = new Set<string>(); // nodes whose count is above 0
+
+  constructor(private readonly start: TraceEvent | null) {
+    this.reset();
+  }
+
+  private reset(): void {
+    this.index = 0;
+    this.counts = new Map(this.start?.kind === "start" ? Object.entries(this.start.counts) : []);
+    this.buffers = new Map();
+    this.done = new Set();
+    this.waiting = new Set([...this.counts].filter(([, c]) => c > 0).map(([id]) => id));
+  }
+
+  to(frames: TraceEvent[], index: number): void {
+    if (index < this.index) this.reset();
+    while (this.index < index) {
+      this.index++;
+      this.apply(frames[this.index]);
+    }
+  }
+
+  private apply(event: TraceEvent | undefined): void {
+    if (!event || (event.kind !== "step" && event.kind !== "skip")) return;
+    this.buffers.delete(event.node);
+    this.waiting.delete(event.node);
+    this.done.add(event.node);
+    for (const send of event.sends) {
+      this.counts.set(send.to, send.count_after);
+      if (send.buffer) this.buffers.set(send.to, send.buffer);
+      else this.buffers.delete(send.to);
+      if (send.count_after > 0) this.waiting.add(send.to);
+      else this.waiting.delete(send.to);
     }
   }
 }

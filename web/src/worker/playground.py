@@ -65,7 +65,7 @@ def show(obj, params=None) -> None:
     import kael.viz
 
     install_display_hook()
-    kael.viz.show(obj, params=params)
+    kael.viz.show(obj, params=params, caller=sys._getframe(1))  # names from the learner's variables
 
 
 # ---------------------------------------------------------------------------- kael.viz hook
@@ -74,7 +74,7 @@ def show(obj, params=None) -> None:
 def _display(document: dict) -> None:
     """kael.viz's display hook: a graph or trace document (kael/viz/SCHEMA.md) to the page."""
     kind = document.get("kind")
-    if kind not in (KIND["graph"], KIND["trace"]):
+    if kind not in (KIND["graph"], KIND["trace"], KIND["memory"]):
         raise ValueError(f"kael.viz.show gave a document of unknown kind {kind!r}")
     _emit(kind, {"data": document})
 
@@ -89,6 +89,9 @@ def install_display_hook() -> bool:
     if setter is None:
         return False
     setter(_display)
+    record = getattr(viz, "record_modules", None)
+    if record is not None:
+        record()  # graphs draw nn.Module boxes: note which module call made each node
     return True
 
 
@@ -134,7 +137,7 @@ def _error_data(exc: BaseException) -> dict:
     }
 
 
-def _auto_show(value) -> None:
+def _auto_show(value, namespace=None) -> None:
     """The last expression's value, when it is a tensor in a graph, is drawn like show()."""
     try:
         import kael
@@ -144,7 +147,9 @@ def _auto_show(value) -> None:
         try:
             import kael.viz
 
-            _emit(KIND["graph"], {"data": kael.viz.graph(value)})
+            names = getattr(getattr(kael.viz, "names", None), "names_in", None)
+            params = names(namespace) if names is not None and namespace is not None else None
+            _emit(KIND["graph"], {"data": kael.viz.graph(value, params=params)})
         except Exception:  # noqa: BLE001 - a drawing problem must not fail the run
             pass
 
@@ -164,7 +169,7 @@ def run(code: str) -> str:
         shown = None
         if value is not None:
             shown = repr(value)
-            _auto_show(value)
+            _auto_show(value, namespace)
         result = {"ok": True, "value": shown}
     except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt and SystemExit are data too
         result = {"ok": False, "error": _error_data(exc)}

@@ -1,0 +1,260 @@
+"""Graphs of real models in Chromium (issue 14): an MLP with module boxes, 1,000- and
+10,000-node chains opened as summaries, the diamond stepped with its buffers and legend, the
+in-place example's stale saved tensor in words, and the activation-memory view of the
+notebook's example.
+
+Frame gaps (the longest time between two animation frames, and the main thread's long tasks)
+are measured while graphs lay out and draw and while the trace steps; they are printed, and
+asserted only against bounds that no loaded CI machine comes near (a frozen page takes
+seconds). Screenshots go to screenshots/.
+"""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from .test_playground import run, set_code, wait_idle
+
+# The longest frame gap tolerated before a test fails: a page frozen by a synchronous layout of
+# a 1,000-node graph took seconds (issue 14); a responsive one stays far below this under load.
+FROZEN_MS = 5_000
+
+MONITOR = """() => {
+  const m = { max: 0, frames: 0, longTasks: [], on: true, last: performance.now() };
+  const tick = (t) => { const d = t - m.last; if (d > m.max) m.max = d; m.last = t; m.frames++; if (m.on) requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+  try {
+    m.observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) m.longTasks.push(e.duration); });
+    m.observer.observe({ type: "longtask" });
+  } catch (e) { /* no long-task timing in this browser */ }
+  window.__frames = m;
+}"""
+
+READ = """() => {
+  const m = window.__frames; m.on = false; if (m.observer) m.observer.disconnect();
+  return { max: m.max, frames: m.frames, longest_task: Math.max(0, ...m.longTasks), long_tasks: m.longTasks.length };
+}"""
+
+
+def start_frames(page: Page) -> None:
+    page.evaluate(MONITOR)
+
+
+def report_frames(page: Page, what: str) -> dict:
+    m = page.evaluate(READ)
+    print(f"\n[frames] {what}: longest frame gap {m['max']:.0f} ms over {m['frames']} frames; "
+          f"{m['long_tasks']} long tasks, longest {m['longest_task']:.0f} ms")
+    assert m["max"] < FROZEN_MS, f"the page froze for {m['max']:.0f} ms while {what}"
+    return m
+
+
+def graph_canvas(page: Page):
+    return page.locator(".graph-view .graph-canvas")
+
+
+def run_program(page: Page, code: str, timeout: float = 120_000) -> None:
+    set_code(page, code)
+    run(page)
+    wait_idle(page, timeout)
+
+
+MLP = """\
+import kael
+import kael.viz
+nn = kael.nn
+kael.manual_seed(0)
+model = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1))
+x = kael.randn(4, 2)
+target = kael.ones(4, 1)
+loss = ((model(x) - target) ** 2).mean()
+loss.backward()
+kael.viz.show(loss)
+"""
+
+
+def test_mlp_is_drawn_with_module_boxes_names_and_gradients(app: Page, screenshots):
+    start_frames(app)
+    run_program(app, MLP)
+    app.get_by_role("tab", name="Graph").click()
+    canvas = graph_canvas(app)
+    expect(canvas).to_have_attribute("data-state", "drawn", timeout=30_000)
+    report_frames(app, "an MLP 2-16-16-1 ran, laid out and drew")
+    # One open box per module call: the Sequential and its five children.
+    labels = [t.strip() for t in canvas.locator(".cluster-label").all_text_contents()]
+    assert "▾ Sequential" in labels and len(labels) == 6, labels
+    assert any(label.startswith("▾ 0: Linear(in_features=2, out_features=16") for label in labels), labels
+    expect(canvas.locator(".item.function[data-name='LinearBackward']")).to_have_count(3)
+    # Names from the program: the parameters by their path in `model`, no internal ids.
+    items = canvas.locator(".item")
+    names = " ".join(items.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))"))
+    assert "model.0.weight" in names and "loss" in names and "[n" not in names
+    assert re.search(r"model\.4\.bias, \[1\] float32, = \[[^\]]*\], grad \[", names), names
+    app.screenshot(path=screenshots / "graph-mlp-modules.png")
+
+    # A module box closes to one box and opens again.
+    canvas.locator(".cluster-label", has_text="0: Linear").click()
+    expect(canvas.locator(".item.group.module")).to_have_count(1)
+    canvas.locator(".item.group.module").click()
+    expect(canvas.locator(".item.group.module")).to_have_count(0)
+
+
+def chain(n: int) -> str:
+    return f"""\
+import kael
+import kael.viz
+x = kael.tensor(1.0, requires_grad=True)
+y = x
+for _ in range({n - 1}):
+    y = y + 1
+kael.viz.show(y)
+"""
+
+
+def test_a_1000_node_chain_opens_as_a_summary_and_draws_whole_without_freezing(app: Page, screenshots):
+    run_program(app, chain(1000))
+    app.get_by_role("tab", name="Graph").click()
+    canvas = graph_canvas(app)
+    expect(canvas).to_have_attribute("data-state", "drawn", timeout=30_000)
+    expect(app.get_by_test_id("graph-totals")).to_contain_text("1000 nodes")
+    group = canvas.locator(".item.group.chain")
+    expect(group).to_have_count(1)
+    expect(group).to_have_attribute("aria-label", re.compile(r"^▸ AddBackward × 999,"))
+    app.screenshot(path=screenshots / "graph-chain-1000-summary.png")
+
+    start_frames(app)
+    app.get_by_role("button", name="Open all groups").click()
+    expect(canvas).to_have_attribute("data-state", "drawn", timeout=60_000)
+    svg = canvas.locator("svg")
+    assert int(svg.get_attribute("data-items")) >= 1000  # every node laid out; those in view drawn
+    expect(canvas.locator(".item.function").first).to_be_visible()
+    drawn_at_first = int(svg.get_attribute("data-drawn"))
+    for _ in range(6):  # zoom out: the boxes coming into view are drawn a few per frame
+        app.get_by_role("button", name="Zoom out").click()
+    expect(svg).not_to_have_attribute("data-drawn", str(drawn_at_first))
+    app.wait_for_timeout(1_000)  # let the drawing of the newly visible boxes run (measured, not awaited)
+    m = report_frames(app, "a 1,000-node chain laid out (worker), drew, and drew more while zooming out")
+    print(f"[layout] 1,000-node chain: {canvas.get_attribute('data-layout-ms')} ms in the layout worker; "
+          f"boxes drawn {drawn_at_first} at first, {svg.get_attribute('data-drawn')} after zooming out, "
+          f"of {svg.get_attribute('data-items')}; longest frame gap {m['max']:.0f} ms (issue 14's bound: 100 ms)")
+
+
+def test_a_10000_node_chain_opens_as_a_summary_that_expands(app: Page, screenshots):
+    start_frames(app)
+    run_program(app, chain(10_000), timeout=180_000)
+    app.get_by_role("tab", name="Graph").click()
+    canvas = graph_canvas(app)
+    expect(canvas).to_have_attribute("data-state", "drawn", timeout=60_000)
+    report_frames(app, "a 10,000-node chain ran and opened as a summary")
+    expect(app.get_by_test_id("graph-totals")).to_contain_text("10000 nodes")
+    group = canvas.locator(".item.group.chain")
+    expect(group).to_have_attribute("aria-label", re.compile(r"^▸ AddBackward × 9999,"))
+    app.screenshot(path=screenshots / "graph-chain-10000-summary.png")
+
+    start_frames(app)
+    group.click()  # opens the first 200 of the chain; the rest stays one box
+    expect(canvas).to_have_attribute("data-state", "drawn", timeout=60_000)
+    expect(canvas.locator(".item.function[data-name='AddBackward']").first).to_be_visible()
+    # The rest of the chain is still one box, at the bottom (drawn when scrolled into view).
+    expect(app.get_by_test_id("graph-status")).to_contain_text("for 10000 nodes")
+    assert int(canvas.locator("svg").get_attribute("data-items")) > 400
+    report_frames(app, "200 nodes of a 10,000-node chain opened")
+
+
+def test_diamond_trace_keeps_the_waiting_buffer_centres_the_node_and_has_a_legend(app: Page, screenshots):
+    app.get_by_role("button", name=re.compile("The diamond trace")).click()
+    run(app)
+    wait_idle(app)
+    app.get_by_role("tab", name="Trace").click()
+    trace = app.locator(".trace-view")
+    expect(trace.locator(".graph-canvas")).to_have_attribute("data-state", "drawn")
+    expect(trace.locator(".trace-legend")).to_contain_text("running now")
+    expect(trace.locator(".trace-legend")).to_contain_text("on the ready stack")
+    position = app.get_by_test_id("trace-position")
+    next_step = app.get_by_role("button", name="Next step")
+    start_frames(app)
+    step_ms = []
+    for step in range(1, 6):
+        next_step.click()
+        expect(position).to_have_text(f"Step {step} of 5")
+        step_ms.append(float(position.get_attribute("data-step-ms")))
+        if step == 4:
+            # MulBackward(b) added [3, 3] to AccumulateGrad's [2, 2]: it now waits with [5, 5].
+            expect(app.get_by_test_id("buffers")).to_contain_text("AccumulateGrad: [5, 5]")
+            app.screenshot(path=screenshots / "trace-diamond-step4.png")
+        current = trace.locator(".item.current")
+        expect(current).to_have_count(1)
+        box, view = current.bounding_box(), trace.locator(".graph-canvas svg").bounding_box()
+        assert view["x"] <= box["x"] + box["width"] / 2 <= view["x"] + view["width"]
+        assert view["y"] <= box["y"] + box["height"] / 2 <= view["y"] + view["height"]
+    report_frames(app, "the diamond stepped through five steps")
+    print(f"[steps] diamond: {', '.join(f'{ms:.1f}' for ms in step_ms)} ms per step")
+    expect(app.get_by_test_id("step-result")).to_have_text("x.grad = [5, 5]")
+
+
+TRACE_CHAIN = """\
+import kael
+import kael.viz
+x = kael.tensor(1.0, requires_grad=True)
+y = x
+for _ in range(999):
+    y = y * 1.001
+with kael.viz.trace() as tr:
+    y.backward()
+kael.viz.show(tr)
+"""
+
+
+def test_stepping_a_1000_node_trace_lays_nothing_out(app: Page):
+    run_program(app, TRACE_CHAIN)
+    app.get_by_role("tab", name="Trace").click()
+    trace = app.locator(".trace-view")
+    canvas = trace.locator(".graph-canvas")
+    expect(canvas).to_have_attribute("data-state", "drawn", timeout=60_000)
+    position = app.get_by_test_id("trace-position")
+    expect(position).to_have_text("Step 0 of 1000")
+    layout_ms = canvas.get_attribute("data-layout-ms")
+    start_frames(app)
+    step_ms = []
+    next_step = app.get_by_role("button", name="Next step")
+    for step in range(1, 31):
+        next_step.click()
+        expect(position).to_have_text(f"Step {step} of 1000")
+        step_ms.append(float(position.get_attribute("data-step-ms")))
+    app.get_by_role("button", name="Last step").click()
+    expect(position).to_have_text("Step 1000 of 1000")
+    step_ms.append(float(position.get_attribute("data-step-ms")))
+    report_frames(app, "a 1,000-node trace stepped 30 times and jumped to the end")
+    assert canvas.get_attribute("data-layout-ms") == layout_ms  # no new layout while stepping
+    step_ms.sort()
+    print(f"[steps] 1,000-node trace: median {step_ms[len(step_ms) // 2]:.1f} ms, "
+          f"slowest {step_ms[-1]:.1f} ms per step (issue 14's bound: 16 ms); jump to the end included")
+    expect(app.get_by_test_id("step-result")).to_contain_text("x.grad")
+
+
+def test_inplace_example_names_w_and_says_why_its_saved_tensor_is_stale(app: Page):
+    app.get_by_role("button", name=re.compile("in-place", re.IGNORECASE)).first.click()
+    run(app)
+    wait_idle(app)
+    app.get_by_role("tab", name="Graph").click()
+    canvas = graph_canvas(app)
+    expect(canvas).to_have_attribute("data-state", "drawn")
+    expect(canvas.locator(".item.const")).to_have_attribute("aria-label", re.compile(r"^w, \[3\]"))
+    canvas.get_by_role("button", name=re.compile(r"^MulBackward")).click()
+    expect(app.locator(".graph-details")).to_contain_text(
+        "modified in place after it was saved: version 1, saved at version 0")
+
+
+def test_memory_view_shows_the_notebooks_byte_counts_side_by_side(app: Page, screenshots):
+    app.get_by_role("button", name=re.compile("Activation memory over time")).click()
+    run(app)
+    wait_idle(app, 240_000)
+    app.get_by_role("tab", name="Memory").click()
+    cards = app.get_by_test_id("memory-card")
+    expect(cards).to_have_count(4)
+    expect(cards.nth(0).get_by_test_id("memory-forward")).to_have_text("forward saved 5 tensors, 2,686,976 bytes")
+    expect(cards.nth(1).get_by_test_id("memory-forward")).to_have_text("forward saved 3 tensors, 2,162,688 bytes")
+    expect(cards.nth(2).locator(".memory-saves li")).to_have_count(5)
+    expect(cards.nth(3).locator(".memory-saves li.backward")).to_have_count(5)  # recomputed in backward
+    app.screenshot(path=screenshots / "memory.png")

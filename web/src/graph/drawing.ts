@@ -1,0 +1,114 @@
+// One graph on a canvas: the grouping model, which groups are open, the layout in the worker and
+// the chunked drawing. The Graph and Trace tabs each own one. `state` on the element says where
+// a drawing is ("laying", "drawing", "drawn", "summary"), for people and for the e2e tests.
+
+import { GraphCanvas } from "./canvas";
+import { describeItems, layoutRequest, placeLayout, type LayoutItem } from "./layout";
+import { layoutInWorker } from "./layouter";
+import { GraphModel, MAX_ITEMS, type ViewGraph, type ViewState } from "./model";
+import { gt } from "./strings";
+import type { GraphData } from "./types";
+
+export class GraphDrawing {
+  readonly canvas: GraphCanvas;
+  model: GraphModel | null = null;
+  view: ViewGraph | null = null;
+  private state: ViewState | null = null;
+  private generation = 0;
+  /** Called when a drawing finished (the trace re-applies its highlight to the new boxes). */
+  onDrawn: () => void = () => {};
+  /** Called with a short status line ("Laying out 1,000 boxes…", a summary, or ""). */
+  onStatus: (text: string) => void = () => {};
+
+  constructor(onSelect: (item: LayoutItem | null) => void) {
+    this.canvas = new GraphCanvas(onSelect, "graph.label");
+    this.canvas.onGroup = (id) => {
+      if (this.model && this.state) void this.draw(this.model.toggle(this.state, id), true);
+    };
+  }
+
+  get element(): HTMLElement {
+    return this.canvas.element;
+  }
+
+  /** A new graph: open what fits, or show a summary when even closed groups are too many. */
+  async show(data: GraphData): Promise<void> {
+    const model = new GraphModel(data);
+    this.model = model;
+    let state = model.initialState();
+    if (model.countItems(state) > MAX_ITEMS) state = model.allClosed();
+    const items = model.countItems(state);
+    if (items > MAX_ITEMS) {
+      this.generation++;
+      this.state = state;
+      this.view = null;
+      this.canvas.clear();
+      this.setState("summary");
+      this.onStatus(gt("summary.title", { nodes: data.nodes.length, items, max: MAX_ITEMS }));
+      return;
+    }
+    await this.draw(state, false);
+  }
+
+  reset(): void {
+    this.generation++;
+    this.model = null;
+    this.view = null;
+    this.state = null;
+    this.canvas.clear();
+    delete this.element.dataset.state;
+  }
+
+  openAll(open: boolean): void {
+    if (!this.model) return;
+    const state = open ? this.model.allOpen() : this.model.allClosed();
+    if (this.model.countItems(state) > MAX_ITEMS) {
+      this.onStatus(gt("summary.title", { nodes: this.model.data.nodes.length, items: this.model.countItems(state), max: MAX_ITEMS }));
+      return;
+    }
+    void this.draw(state, false);
+  }
+
+  /** Opens what hides `nodeId`; resolves once it is drawn (at once if it already is). */
+  async reveal(nodeId: string): Promise<void> {
+    if (!this.model || !this.state || !this.view) return;
+    if (this.view.itemOf.get(nodeId) === nodeId) return;
+    const state = this.model.reveal(this.state, nodeId);
+    if (this.model.countItems(state) > MAX_ITEMS) return; // stays in its group, highlighted there
+    await this.draw(state, true);
+  }
+
+  private setState(state: string): void {
+    this.element.dataset.state = state;
+  }
+
+  private async draw(state: ViewState, keepView: boolean): Promise<void> {
+    const model = this.model!;
+    const generation = ++this.generation;
+    this.state = state;
+    const view = model.view(state);
+    if (view.tooMany) return;
+    const items = describeItems(view, model.data);
+    this.setState("laying");
+    this.onStatus(gt("laying", { items: items.length.toLocaleString("en") }));
+    let result;
+    try {
+      result = await layoutInWorker(layoutRequest(view, items));
+    } catch (err) {
+      if (generation !== this.generation) return;
+      this.setState("failed");
+      this.onStatus(String(err instanceof Error ? err.message : err));
+      return;
+    }
+    if (generation !== this.generation) return;
+    this.view = view;
+    this.setState("drawing");
+    this.element.dataset.layoutMs = String(Math.round(result.ms));
+    await this.canvas.render(placeLayout(view, items, result), keepView);
+    if (generation !== this.generation) return;
+    this.setState("drawn");
+    const grouped = view.items.some((i) => i.kind === "group");
+    this.onStatus(grouped ? gt("grouped", { items: view.items.length, nodes: model.data.nodes.length }) : "");
+    this.onDrawn();
+  }
+}
