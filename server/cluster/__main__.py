@@ -18,6 +18,14 @@ from server.cluster.launch import start_api, start_worker, stop_all
 from server.cluster.postgres import LocalPostgres, PostgresUnavailable
 
 
+def say(line: str, stream=None) -> None:
+    """Print, but never let a closed terminal or pipe stop the clean-up that follows."""
+    try:
+        print(line, file=stream or sys.stdout, flush=True)
+    except OSError:
+        pass
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -30,26 +38,25 @@ def main() -> int:
     try:
         pg = LocalPostgres().start()
     except PostgresUnavailable as exc:
-        print(f"serve-cluster: {exc}", file=sys.stderr)
+        say(f"serve-cluster: {exc}", sys.stderr)
         return 2
     env = {k: v for k, v in os.environ.items() if k.startswith("KAEL_")}
     env["KAEL_DATABASE_URL"] = pg.url
-    print(f"serve-cluster: Postgres at {pg.url} (data in {pg.data}, log {pg.log})", flush=True)
+    say(f"serve-cluster: Postgres at {pg.url} (data in {pg.data}, log {pg.log})")
     processes = []
     try:
         processes += [start_worker(i, env) for i in range(args.workers)]
         api = start_api(args.host, args.port, env)
         processes.append(api)
-        print(f"serve-cluster: {args.workers} workers (pids {', '.join(str(p.pid) for p in processes[:-1])}), "
-              f"API server on http://{args.host}:{args.port} (pid {api.pid}); Ctrl+C stops all",
-              flush=True)
+        say(f"serve-cluster: {args.workers} workers (pids {', '.join(str(p.pid) for p in processes[:-1])}), "
+            f"API server on http://{args.host}:{args.port} (pid {api.pid}); Ctrl+C stops all")
         while not stop.wait(1.0):
             if not api.alive():
-                print("serve-cluster: the API server exited", file=sys.stderr)
+                say("serve-cluster: the API server exited", sys.stderr)
                 return 1
         return 0
     finally:
-        print("serve-cluster: stopping", flush=True)
+        say("serve-cluster: stopping")
         stop_all(processes)
         pg.stop()
 
