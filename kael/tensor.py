@@ -227,6 +227,8 @@ class Tensor:
             if not requires_grad:
                 return self
             self._meta = meta = AutogradMeta()
+        if meta.no_grad_view:
+            return self  # PyTorch: a view's requires_grad follows its base, whatever is asked
         meta.requires_grad = bool(requires_grad)
         return self
 
