@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import resource
 
 import uvicorn
 
-from server.core.config import load_settings
+from server.core.config import Settings, load_settings
 from server.core.logs import install_flood_guard
 from server.core.protocol import ConnectionGuard, protocol_class
 
@@ -32,6 +33,16 @@ def _configure_logging(level: str) -> None:
         logging.getLogger(name).setLevel(level.upper())
 
 
+def _allow_the_address_served(host: str) -> None:
+    """``--host 192.168.1.5`` is answered under that address too, unless KAEL_ALLOWED_HOSTS says
+    otherwise (a wildcard address names no host: set KAEL_ALLOWED_HOSTS for it)."""
+    if host in ("0.0.0.0", "::", "") or os.environ.get("KAEL_ALLOWED_HOSTS", "").strip():
+        return
+    name = f"[{host}]" if ":" in host else host.lower()
+    if name not in Settings.allowed_hosts:
+        os.environ["KAEL_ALLOWED_HOSTS"] = ",".join(Settings.allowed_hosts + (name,))
+
+
 def _raise_open_file_limit(wanted: int) -> int:
     """Room for ``wanted`` sockets plus the server's own files, as far as the hard limit allows."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -49,6 +60,7 @@ def main(argv=None) -> None:
     parser.add_argument("--log-level", default="info",
                         choices=["critical", "error", "warning", "info", "debug"])
     args = parser.parse_args(argv)
+    _allow_the_address_served(args.host)  # before the app (in this process) reads the settings
     settings = load_settings()
     _configure_logging(args.log_level)
     files = _raise_open_file_limit(settings.max_connections + 256)

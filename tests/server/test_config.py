@@ -1,6 +1,7 @@
 """Settings from the environment, the rate limiter, client tokens and the log guard."""
 
 import logging
+import os
 import random
 from pathlib import Path
 
@@ -152,3 +153,19 @@ def test_the_log_guard_keeps_a_few_of_each_kind_and_counts_the_rest():
 def test_retry_after_is_whole_seconds_at_least_one():
     assert retry_after(0.001) == "1"
     assert retry_after(2.1) == "3"
+
+
+@pytest.mark.parametrize("host, allowed", [
+    ("127.0.0.1", None), ("::1", None), ("0.0.0.0", None), ("::", None),
+    ("192.0.2.7", "127.0.0.1,localhost,[::1],192.0.2.7"),
+    ("2001:db8::7", "127.0.0.1,localhost,[::1],[2001:db8::7]"),
+])
+def test_python_m_server_also_answers_to_the_address_it_serves(monkeypatch, host, allowed):
+    from server.__main__ import _allow_the_address_served
+
+    monkeypatch.delenv("KAEL_ALLOWED_HOSTS", raising=False)
+    _allow_the_address_served(host)
+    assert os.environ.get("KAEL_ALLOWED_HOSTS") == allowed
+    monkeypatch.setenv("KAEL_ALLOWED_HOSTS", "judge.example.org")
+    _allow_the_address_served(host)  # an explicit list is kept as it is
+    assert load_settings().allowed_hosts == ("judge.example.org",)
