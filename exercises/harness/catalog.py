@@ -315,7 +315,7 @@ def find(wanted, root: Path | None = None) -> Exercise:
     text = str(wanted).strip()
     exercises = load_all(root)
     for e in exercises:
-        if text in (e.id, e.dirname) or (text.isdigit() and int(text) == e.number):
+        if text in (e.id, e.dirname) or (text.isascii() and text.isdigit() and int(text) == e.number):
             return e
     names = [e.id for e in exercises] + [e.dirname for e in exercises]
     close = difflib.get_close_matches(text, names, n=3, cutoff=0.5)

@@ -60,3 +60,11 @@ def test_a_correct_submission_is_still_accepted_without_compiling_here(no_compil
 
     report = grade(EXERCISE, MARK + "\n" + catalog.find(EXERCISE).reference_source(), limits=SHORT)
     assert report["verdict"] == "Accepted", report["message"]
+
+
+@pytest.mark.parametrize("text", ["²", "١", "𝟙"])
+def test_an_exercise_number_in_other_digits_is_unknown_not_a_crash(text):
+    from harness import catalog
+
+    with pytest.raises(catalog.UnknownExercise):
+        catalog.find(text)
