@@ -4,10 +4,10 @@
 import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { Compartment, EditorSelection, EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
-import { oneDark } from "@codemirror/theme-one-dark";
 import { Decoration, type DecorationSet, EditorView, keymap } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { h } from "../ui/dom";
+import { accessibleDark } from "./dark";
 import { bind, onLang, t } from "../ui/i18n";
 
 /** The line an error points at: marked until the next run or until the line is edited away. */
@@ -66,7 +66,7 @@ export class CodeEditor {
           python(),
           errorLine,
           EditorState.tabSize.of(4),
-          this.theme.of(options.dark ? oneDark : []),
+          this.theme.of(options.dark ? accessibleDark : []),
           this.label.of(this.labelAttrs()),
           EditorView.updateListener.of((update) => {
             if (update.docChanged && !this.silent) options.onChange(update.state.doc.toString());
@@ -83,7 +83,8 @@ export class CodeEditor {
   }
 
   private labelAttrs() {
-    return EditorView.contentAttributes.of({ "aria-label": t("editor.label") });
+    // tabindex: axe counts the scroller as reachable by keyboard only through a tabbable child.
+    return EditorView.contentAttributes.of({ "aria-label": t("editor.label"), tabindex: "0" });
   }
 
   private showPosition(): void {
@@ -137,7 +138,7 @@ export class CodeEditor {
   }
 
   setDark(dark: boolean): void {
-    this.view.dispatch({ effects: this.theme.reconfigure(dark ? oneDark : []) });
+    this.view.dispatch({ effects: this.theme.reconfigure(dark ? accessibleDark : []) });
   }
 
   focus(): void {

@@ -26,7 +26,6 @@ export function splitter(options: SplitterOptions): HTMLElement {
   const apply = (next: number | null) => {
     if (next === null) {
       options.container.style.removeProperty(options.variable);
-      handle.removeAttribute("aria-valuenow");
       return;
     }
     const max = options.max(); // 0 before the first layout: no upper clamp then
@@ -60,6 +59,12 @@ export function splitter(options: SplitterOptions): HTMLElement {
     else return;
     e.preventDefault();
   });
+  // aria-valuenow is required on a focusable separator: the pane's width as laid out.
+  handle.setAttribute("aria-valuenow", String(options.min));
+  new ResizeObserver(() => {
+    const pane = handle.parentElement;
+    if (pane) handle.setAttribute("aria-valuenow", String(Math.round(pane.getBoundingClientRect().width)));
+  }).observe(options.container);
   const saved = Number(localStorage.getItem(options.storageKey));
   if (saved > 0) queueMicrotask(() => apply(saved));
   return handle;
