@@ -116,12 +116,12 @@ def _check_gradients(node, grads):
     for i, (ni, g) in enumerate(zip(inputs, grads)):
         if g is None or ni.edge is None:
             continue
-        data = getattr(g, "_data", None)
-        if data is None or not isinstance(g, _Tensor):
+        if type(g) is not _Tensor and not isinstance(g, _Tensor):
             raise TypeError(
                 f"function {node.name()} returned {type(g).__name__} as the gradient at index {i}; "
                 "expected a Tensor or None"
             )
+        data = g._data
         shape = _B.shape(data)
         if shape != ni.shape:
             raise RuntimeError(
@@ -143,9 +143,10 @@ def _apply(node, grad, targets, tracer):
     if node._pre_hooks:
         grad = run_pre_hooks(node, grad)
         tracer.on_hooks(node, "pre", len(node._pre_hooks), grad)
-    grad = targets.take(node, grad, tracer)
-    if grad is None:
-        return ()
+    if node in targets.nodes:
+        grad = targets.take(node, grad, tracer)
+        if grad is None:
+            return ()
     if type(node) is AccumulateGrad:
         if targets.accumulates(node):
             node.apply(grad)
@@ -168,23 +169,26 @@ def _send(node, grads, buffers, deps, ready, tracer):
             continue
         g = grads[i] if i < len(grads) else None
         if g is not None:
-            buffers[edge] = buffers[edge] + g if edge in buffers else g
+            after = buffers[edge] = buffers[edge] + g if edge in buffers else g
+        else:
+            after = buffers.get(edge)
         before = deps[edge]
         deps[edge] = before - 1
         if before == 1:
             ready.append(edge)
-        tracer.on_send(node, i, edge, g, buffers.get(edge), before, before - 1, before == 1)
+        tracer.on_send(node, i, edge, g, after, before, before - 1, before == 1)
 
 
 def _process(ready, buffers, deps, targets, retain_graph, tracer):
     """Step 3: pop a ready node, apply it, send its gradients, release it."""
     node = None
     where = here() if _source.enabled else None  # the backward call, for the second-backward error
+    needed = targets.needed  # None: every node runs
     try:
         while ready:
             node = ready.pop()
             grad = buffers.pop(node, None)
-            skip = grad is None or targets.skips(node)
+            skip = grad is None or (needed is not None and node not in needed)
             if skip:
                 tracer.on_skip(node)
                 grads = ()

@@ -46,7 +46,7 @@ def _needed(root_nodes, targets) -> set:
 class Targets:
     """The ``inputs`` of ``backward(inputs=...)`` or, with ``capture``, of ``autograd.grad``.
 
-    Only nodes that lead to a target run (``skips``). ``backward`` accumulates into the targets'
+    Only the ``needed`` nodes, which lead to a target, run. ``backward`` accumulates into the targets'
     ``.grad``: a leaf through its AccumulateGrad, a non-leaf by retaining its grad, as PyTorch
     does. ``grad`` captures the gradient arriving at each target and leaves ``.grad`` alone.
     """
@@ -68,9 +68,6 @@ class Targets:
         # nodes that pass gradients on toward a target; a target's own node runs only if so
         self.through = {n for n in needed if any(ni.edge in needed for ni in n.inputs if ni.edge is not None)}
         self.captured = [None] * len(inputs) if capture else None
-
-    def skips(self, node) -> bool:
-        return node not in self.needed
 
     def accumulates(self, node) -> bool:
         """Whether a leaf's AccumulateGrad adds into ``.grad`` in this pass."""
@@ -103,22 +100,17 @@ class Targets:
 
 
 class _AllNodes:
-    """The targets of a plain ``backward``: every node runs, every leaf accumulates."""
+    """The targets of a plain ``backward``: every node runs (``needed`` is None), no node is a
+    target, every leaf accumulates."""
 
     __slots__ = ()
     capture = False
-
-    @staticmethod
-    def skips(node):
-        return False
+    needed = None
+    nodes = frozenset()
 
     @staticmethod
     def accumulates(node):
         return True
-
-    @staticmethod
-    def take(node, grad, tracer):
-        return grad
 
 
 ALL_NODES = _AllNodes()
