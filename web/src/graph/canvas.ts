@@ -26,6 +26,7 @@ const LINE_H = 16;
 const PAD_Y = 8;
 const ITEMS_PER_FRAME = 80;
 const LINKS_PER_FRAME = 240;
+const DRAW_ALL_BELOW = 200;
 
 export class GraphCanvas {
   readonly element: HTMLElement;
@@ -166,13 +167,15 @@ export class GraphCanvas {
     const layout = this.layout;
     const layers = this.layers;
     if (!layout || !layers) return false;
+    // A small layout is drawn whole (every box reachable by keyboard and screen reader).
+    const all = layout.items.length <= DRAW_ALL_BELOW;
     const box = this.svg.getBoundingClientRect();
     const w = Math.max(box.width, 200) / this.view.k;
     const hgt = Math.max(box.height, 200) / this.view.k;
-    const x0 = -this.view.x / this.view.k - w / 2;
-    const y0 = -this.view.y / this.view.k - hgt / 2;
-    const x1 = x0 + 2 * w;
-    const y1 = y0 + 2 * hgt;
+    const x0 = all ? -Infinity : -this.view.x / this.view.k - w / 2;
+    const y0 = all ? -Infinity : -this.view.y / this.view.k - hgt / 2;
+    const x1 = all ? Infinity : x0 + 2 * w;
+    const y1 = all ? Infinity : y0 + 2 * hgt;
     let items = 0;
     for (const item of layout.items) {
       if (this.itemEls.has(item.id)) continue;
@@ -349,11 +352,13 @@ export class GraphCanvas {
     const margin = 40; // room for the count/buffer badges and edge labels
     // Never below 0.6 (12 px text at 7 px): a long graph is read by panning, not squinting.
     const k = Math.max(0.6, Math.min(1.4, Math.min(box.width / (this.layout.width + margin), box.height / (this.layout.height + 20))));
-    this.view = {
-      k,
-      x: (box.width - this.layout.width * k) / 2,
-      y: Math.max(0, (box.height - this.layout.height * k) / 2),
-    };
+    // Wider than the view: the topmost box (the output) in the middle, where reading starts.
+    let x = (box.width - this.layout.width * k) / 2;
+    if (this.layout.width * k > box.width && this.layout.items.length) {
+      const top = this.layout.items.reduce((a, b) => (b.y < a.y ? b : a));
+      x = box.width / 2 - top.x * k;
+    }
+    this.view = { k, x, y: Math.max(0, (box.height - this.layout.height * k) / 2) };
     this.apply();
   }
 
