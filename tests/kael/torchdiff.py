@@ -65,6 +65,18 @@ def _literal(rng, shape, dtype):
     return "[" + ", ".join(_literal(rng, shape[1:], dtype) for _ in range(shape[0])) + "]"
 
 
+_AUTOGRAD_STATEMENTS = {
+    "backward": "{out}.sum().backward({args})",
+    "grad": "{new} = lib.autograd.grad({out}.sum(), [{leaf}], allow_unused=True{retain})[0]",
+    "hook": "{out}.register_hook(lambda g: g * 2)",
+    "retain": "{out}.retain_grad()",
+    "inputs": "{out}.sum().backward(inputs=[{leaf}]{retain})",
+    "requires": "{out}.requires_grad_(False)",
+    "detach_": "{out}.detach_()",
+    "many": "lib.autograd.backward([{out}.sum(), {out}.sum()]{retain})",
+}
+
+
 class _Gen:
     """Makes the next statement from the PyTorch run's namespace."""
 
@@ -229,23 +241,10 @@ class _Gen:
             return None
         retain = rng.choice(["", ", retain_graph=True"])
         kind = rng.choice(["backward", "backward", "grad", "hook", "retain", "inputs", "requires", "detach_", "many"])
-        if kind == "backward":
-            return f"{out}.sum().backward({retain[2:]})"
-        if kind == "grad":
-            leaf = self.pick(lambda t: t.requires_grad)
-            return f"{self.fresh()} = lib.autograd.grad({out}.sum(), [{leaf}], allow_unused=True{retain})[0]"
-        if kind == "hook":
-            return f"{out}.register_hook(lambda g: g * 2)"
-        if kind == "retain":
-            return f"{out}.retain_grad()"
-        if kind == "inputs":
-            leaf = self.pick(lambda t: t.requires_grad)
-            return f"{out}.sum().backward(inputs=[{leaf}]{retain})"
-        if kind == "requires":
-            return f"{out}.requires_grad_(False)"
-        if kind == "detach_":
-            return f"{out}.detach_()"
-        return f"lib.autograd.backward([{out}.sum(), {out}.sum()]{retain})"
+        template = _AUTOGRAD_STATEMENTS[kind]
+        leaf = self.pick(lambda t: t.requires_grad) if "{leaf}" in template else None
+        new = self.fresh() if "{new}" in template else None
+        return template.format(out=out, leaf=leaf, new=new, retain=retain, args=retain[2:])
 
     def nn(self):
         rng = self.rng
