@@ -1,6 +1,8 @@
 """Helpers of the server tests: a tiny exercise, code snippets, polling, a real uvicorn server."""
 
+import contextlib
 import json
+import logging
 import os
 import random
 import shutil
@@ -163,3 +165,22 @@ def new_client_token(http, headers=None) -> dict:
     r = http.post("/api/clients", headers=headers)
     assert r.status_code == 201, r.text
     return {"X-Client-Token": r.json()["token"]}
+
+
+@contextlib.contextmanager
+def captured_log(name: str = "kael.server", level=logging.WARNING):
+    """The records of logger ``name`` while the block runs, through a handler of its own (the
+    server's logger does not propagate to pytest's, and its handlers drop floods)."""
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(level)
+    handler.emit = records.append
+    logger = logging.getLogger(name)
+    old_level = logger.level
+    logger.addHandler(handler)
+    if logger.level == logging.NOTSET or logger.level > level:
+        logger.setLevel(level)
+    try:
+        yield records
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)

@@ -5,11 +5,10 @@ learner."""
 
 from __future__ import annotations
 
-import logging
 
 import pytest
 import test_api as api
-from _support import needs_sandbox, wait_for
+from _support import captured_log, needs_sandbox, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -36,18 +35,18 @@ def test_a_pattern_that_takes_the_compiler_long_costs_its_own_time_limit_not_the
     assert body["verdict"] in ("Accepted", "Time Limit Exceeded", "Memory Limit Exceeded", "Syntax Error")
 
 
-def test_the_keyring_attack_is_stopped_and_logged_for_the_operator_only(client, caplog):
+def test_the_keyring_attack_is_stopped_and_logged_for_the_operator_only(client):
     source = (
         "import ctypes\n"
         "libc = ctypes.CDLL(None)\n"
         "libc.syscall(248, b'user', b'hidden', b'data', 4, -2)  # add_key\n"
         "def add(a, b):\n    return a + b\n"
     )
-    with caplog.at_level(logging.WARNING, logger="kael.server"):
+    with captured_log() as records:
         body = wait_for(client, api.submit(client, source), headers=api.TOKEN_A)
     assert body["status"] == "done" and body["verdict"] == "Runtime Error"
     assert "system-call filter" not in str(body)
-    assert any("system-call filter killed" in r.getMessage() for r in caplog.records)
+    assert any("system-call filter killed" in r.getMessage() for r in records)
 
 
 def test_the_page_cache_channel_is_closed_through_the_server(client):

@@ -6,8 +6,6 @@ in view, and task folders left readable. Each runs the attack in the real sandbo
 from __future__ import annotations
 
 import json
-import logging
-import os
 import signal
 import stat
 import subprocess
@@ -18,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from _support import needs_sandbox, random_uid_base
+from _support import captured_log, needs_sandbox, random_uid_base
 
 from server.core.config import REPO, load_settings
 from server.grading import rootfs
@@ -67,12 +65,12 @@ LIBC = "import ctypes; libc = ctypes.CDLL(None, use_errno=True)\n"
     ("userfaultfd", LIBC + "libc.syscall(323, 0)"),
     ("perf_event_open", LIBC + "libc.syscall(298, 0, 0, -1, -1, 0)"),
 ])
-def test_forbidden_system_calls_kill_the_program_and_are_logged(runner, name, call, caplog):
-    with caplog.at_level(logging.WARNING, logger="kael.server"):
+def test_forbidden_system_calls_kill_the_program_and_are_logged(runner, name, call):
+    with captured_log() as records:
         result = run(runner, call + "\nprint('survived')\n")
     assert result.signal == signal.SIGSYS, (name, result.exit_code, result.stdout, result.stderr[-500:])
     assert b"survived" not in result.stdout
-    assert any("system-call filter killed" in r.getMessage() for r in caplog.records)
+    assert any("system-call filter killed" in r.getMessage() for r in records)
 
 
 def test_other_socket_families_are_refused(runner):
