@@ -290,18 +290,37 @@ def argmin(a, dim=None, keepdim=False):
     return _arg_extreme("argmin", a, dim, keepdim)
 
 
+class LogSumExp(Function):
+    """y = log(sum(exp(a), dims));  da = g * exp(a - y)  (PyTorch's formula; it saves a and y,
+    so an in-place change to a before backward raises the version error)"""
+
+    saved_names = ("self", "result")
+
+    @staticmethod
+    def forward(ctx, a, dims=(), keepdim=False):
+        ctx.dims, ctx.keepdim = dims, keepdim
+        if a.numel():
+            m = a.amax(dims, keepdim=True)
+            m = where(m.abs() == float("inf"), 0.0, m)
+        else:  # nothing to shift: the sum of no terms is 0 and its log -inf, as in PyTorch
+            m = _wrap(B.full(_kept_shape(a.shape, dims), 0, a.dtype))
+        out = (a - m).exp().sum(dims, keepdim=True).log() + m
+        out = out if keepdim or not dims else out.squeeze(dims)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        a, y = ctx.saved_tensors
+        shape = a.shape
+        return _unreduce(g, shape, ctx.dims, ctx.keepdim) * (a - _unreduce(y, shape, ctx.dims, ctx.keepdim)).exp()
+
+
 def logsumexp(a, dim, keepdim=False):
     """log(sum(exp(a), dim)), computed stably around the max."""
     if not a.dtype.is_floating_point:
         a = a.to(dt.get_default_dtype())
-    dims = _dims(dim, a.ndim)
-    if a.numel():
-        m = a.detach().amax(dims, keepdim=True)
-        m = where(m.abs() == float("inf"), 0.0, m)
-    else:  # nothing to shift: the sum of no terms is 0 and its log -inf, as in PyTorch
-        m = _wrap(B.full(_kept_shape(a.shape, dims), 0, a.dtype))
-    out = (a - m).exp().sum(dims, keepdim=True).log() + m
-    return out if keepdim else out.squeeze(dims) if dims else out
+    return LogSumExp.apply(a, dims=_dims(dim, a.ndim), keepdim=keepdim)
 
 
 class Softmax(Function):
