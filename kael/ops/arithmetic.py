@@ -255,9 +255,10 @@ class Maximum(Function):
     def backward(cls, ctx, g):
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
-        tie = a == b
-        ga = g * where(tie, 0.5, where(cls.loses(a, b), 0.0, 1.0)).to(g.dtype) if need[0] else None
-        gb = g * where(tie, 0.5, where(cls.loses(b, a), 0.0, 1.0)).to(g.dtype) if need[1] else None
+        shared = where(a == b, g * 0.5, g)
+        # masked, not multiplied: the losing side gets 0 even where g is nan or inf (PyTorch's masked_fill)
+        ga = where(cls.loses(a, b), 0.0, shared) if need[0] else None
+        gb = where(cls.loses(b, a), 0.0, shared) if need[1] else None
         return _grads(ctx, ga, gb)
 
 
