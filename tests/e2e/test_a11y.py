@@ -52,7 +52,7 @@ def variant(request, page: Page, watch, base_url):
     return request.param
 
 
-def test_main_views_have_no_serious_accessibility_violations(page: Page, variant):
+def test_main_views_have_no_serious_accessibility_violations(page: Page, variant, screenshots):
     problems = axe_violations(page, f"{variant} start")
     page.locator(".example-item").first.click()  # the diamond trace
     page.locator("button.run").click()
@@ -78,6 +78,7 @@ def test_main_views_have_no_serious_accessibility_violations(page: Page, variant
         "data-verdict", re.compile(".+"), timeout=60_000)
     page.locator(".hints summary").click()
     problems += axe_violations(page, f"{variant} exercise")
+    page.screenshot(path=screenshots / f"exercise-{variant}.png")
     assert not problems, "\n".join(problems)
 
 

@@ -253,3 +253,53 @@ def test_phone_layout_is_one_column_without_horizontal_scroll(page: Page, watch,
     page.screenshot(path=screenshots / "phone-390-full.png", full_page=True)
     widths = page.evaluate("({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })")
     assert widths["scroll"] <= widths["client"], widths
+
+
+# ------------------------------------------------------------------------------ share links
+
+
+def open_link(context, watch, link: str) -> Page:
+    other = context.new_page()
+    watch.attach_page(other)
+    other.goto(link)
+    expect(other.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=120_000)
+    return other
+
+
+def share_link(page: Page) -> str:
+    page.get_by_role("button", name="Share", exact=True).click()
+    return page.get_by_role("textbox", name="Share link").input_value()
+
+
+def test_a_share_link_carries_the_tab_and_the_example(app: Page, context, watch):
+    app.locator('.example-item[data-example="diamond"]').click()
+    run(app)
+    wait_idle(app)
+    app.get_by_role("tab", name="Graph").click()
+    link = share_link(app)
+    assert "tab=graph" in link and "example=diamond" in link, link
+    other = open_link(context, watch, link)
+    expect(other.locator('.example-item[data-example="diamond"]')).to_have_attribute("aria-current", "true")
+    other.get_by_role("button", name="Run", exact=True).click()
+    # Without the link's tab the diamond's run would end on the Trace tab (it shows a trace).
+    expect(other.get_by_role("tab", name="Graph")).to_have_attribute("aria-selected", "true", timeout=60_000)
+    other.close()
+
+
+def test_a_share_link_opens_the_exercise_with_the_shared_code(app: Page, context, watch):
+    open_exercise(app)
+    set_code(app, "# shared attempt\nimport kael\n")
+    link = share_link(app)
+    assert f"exercise={EXERCISE}" in link, link
+    other = open_link(context, watch, link)
+    expect(other.locator(".exercise-heading")).to_be_visible(timeout=60_000)
+    expect(other.locator(".cm-content")).to_contain_text("# shared attempt")
+    other.close()
+
+
+def test_the_plot_names_its_axes(app: Page):
+    set_code(app, "import playground\nfor i in range(3):\n    playground.plot('loss', i, 1 / (i + 1))\n")
+    run(app)
+    expect(app.get_by_role("tab", name="Plot")).to_have_attribute("aria-selected", "true", timeout=60_000)
+    expect(app.locator('.plot-svg [data-axis="x"]')).to_have_text("step")
+    expect(app.locator('.plot-svg [data-axis="y"]')).to_have_text("loss")

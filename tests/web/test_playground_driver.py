@@ -116,11 +116,11 @@ def test_last_expression_tensor_with_history_draws_its_graph(driver, emitted):
 
 
 def test_plot_and_progress_stream_points(driver, emitted):
-    run(driver, "import playground, math\nplayground.plot('loss', 0, 0.5)\nplayground.plot('loss', 1, math.nan)\n"
+    run(driver, "import playground, math\nplayground.plot('loss', 0, 0.5)\nplayground.plot('loss', 1, math.nan, xlabel='epoch')\n"
                 "playground.progress(1, 4, 'training')")
     assert emitted == [
-        ("plot", {"series": "loss", "x": 0.0, "y": 0.5}),
-        ("plot", {"series": "loss", "x": 1.0, "y": None}),
+        ("plot", {"series": "loss", "x": 0.0, "y": 0.5, "xlabel": "step"}),
+        ("plot", {"series": "loss", "x": 1.0, "y": None, "xlabel": "epoch"}),
         ("progress", {"value": 1.0, "total": 4.0, "label": "training"}),
     ]
 

@@ -12,7 +12,7 @@ import { outputPanels } from "./panels";
 import { OutputPanels } from "./panels/outputs";
 import { clear, formatSeconds, h } from "./ui/dom";
 import { bind, currentLang, onLang, setLang, t } from "./ui/i18n";
-import { codeFromHash, shareUrl } from "./ui/share";
+import { shareUrl, stateFromHash } from "./ui/share";
 import { splitter } from "./ui/splitter";
 import { storage } from "./ui/storage";
 import { Tabs } from "./ui/tabs";
@@ -34,7 +34,9 @@ export function startApp(root: HTMLElement): void {
 
   // ---------------------------------------------------------------- editor and context
   let context: Context = { kind: "playground" };
-  const shared = codeFromHash();
+  const sharedState = stateFromHash();
+  const shared = sharedState?.code ?? null;
+  let pendingTab = sharedState?.tab ?? null; // the shared link's tab, shown after the first run
   const editor = new CodeEditor({
     doc: shared ?? storage.playground() ?? DEFAULT_CODE,
     dark: theme === "dark",
@@ -45,7 +47,7 @@ export function startApp(root: HTMLElement): void {
     },
   });
   if (shared !== null) {
-    storage.setPlayground(shared);
+    if (!sharedState?.exercise) storage.setPlayground(shared);
     history.replaceState(null, "", location.pathname + location.search); // a reload keeps edits
   }
   const contextLabel = h("span", { class: "context-label" });
@@ -337,6 +339,8 @@ export function startApp(root: HTMLElement): void {
       }
     }
     outputs.finish(!outcome.ok);
+    if (pendingTab && outcome.ok && outputs.panel(pendingTab)) outputs.tabs.select(pendingTab);
+    pendingTab = null;
     setRunning(false);
   }
 
@@ -352,7 +356,15 @@ export function startApp(root: HTMLElement): void {
   }
 
   async function share(): Promise<void> {
-    const url = shareUrl(editor.code, location.origin + location.pathname);
+    const url = shareUrl(
+      {
+        code: editor.code,
+        tab: outputs.tabs.active,
+        example: context.kind === "playground" ? (loadedExample ?? undefined) : undefined,
+        exercise: context.kind === "exercise" ? context.id : undefined,
+      },
+      location.origin + location.pathname,
+    );
     let copied = false;
     try {
       await navigator.clipboard.writeText(url);
@@ -395,8 +407,17 @@ export function startApp(root: HTMLElement): void {
     await source.probeServer();
     await exercisesView.load();
     const lastExercise = storage.exercise();
-    if (shared === null && lastExercise && storage.mode() === "exercises") await exercisesView.openById(lastExercise);
+    if (sharedState?.exercise) {
+      // A shared exercise: open it, then the shared code replaces the draft (Ctrl+Z brings it back).
+      sideTabs.select("exercises");
+      await exercisesView.openById(sharedState.exercise);
+      if ((context as Context).kind === "exercise") editor.replace(sharedState.code);
+    } else if (shared === null && lastExercise && storage.mode() === "exercises") await exercisesView.openById(lastExercise);
   })();
   if (storage.mode() === "exercises") sideTabs.select("exercises");
   if (shared !== null) consoleView.note(t("share.loaded"), "info");
+  if (sharedState?.example && EXAMPLES.some((ex) => ex.id === sharedState.example)) {
+    loadedExample = sharedState.example;
+    renderExamples();
+  }
 }

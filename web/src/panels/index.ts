@@ -78,7 +78,7 @@ export function plotPanel(view = new PlotView()): Panel {
     accept(display: Display) {
       if (display.kind === DISPLAY_KIND.progress) view.progress(display.value, display.total, display.label);
       if (display.kind !== DISPLAY_KIND.plot) return false;
-      view.add(display.series, display.x, display.y);
+      view.add(display.series, display.x, display.y, display.xlabel);
       return true;
     },
     reset: () => view.reset(),

@@ -7,7 +7,7 @@ import { t } from "../ui/i18n";
 const MAX_DRAWN_POINTS = 2000;
 const W = 560;
 const H = 300;
-const M = { left: 56, right: 16, top: 16, bottom: 32 };
+const M = { left: 64, right: 16, top: 16, bottom: 44 };
 
 export class PlotView {
   readonly element: HTMLElement;
@@ -17,6 +17,7 @@ export class PlotView {
   private readonly bar: HTMLProgressElement;
   private readonly barLabel: HTMLElement;
   private series = new Map<string, { x: number; y: number | null }[]>();
+  private xlabel = "";
   private frame = 0;
 
   constructor() {
@@ -41,12 +42,14 @@ export class PlotView {
 
   reset(): void {
     this.series.clear();
+    this.xlabel = "";
     this.element.classList.remove("has-plot", "has-progress");
     clear(this.svg);
     this.legend.textContent = "";
   }
 
-  add(name: string, x: number, y: number | null): void {
+  add(name: string, x: number, y: number | null, xlabel?: string): void {
+    if (xlabel) this.xlabel = xlabel;
     if (!this.series.has(name)) this.series.set(name, []);
     this.series.get(name)!.push({ x, y });
     this.element.classList.add("has-plot");
@@ -80,6 +83,13 @@ export class PlotView {
       s("text", { x: M.left - 6, y: py(y0) + 4, "text-anchor": "end", class: "tick" }, fmt(y0)),
       s("text", { x: px(x0), y: H - M.bottom + 16, "text-anchor": "start", class: "tick" }, fmt(x0)),
       s("text", { x: px(x1), y: H - M.bottom + 16, "text-anchor": "end", class: "tick" }, fmt(x1)),
+      // Axis titles: x is what plot() was told (default "step"), y the series' names.
+      s("text", { x: (M.left + W - M.right) / 2, y: H - 6, "text-anchor": "middle", class: "axis-title", "data-axis": "x" }, this.xlabel),
+      s(
+        "text",
+        { x: 0, y: 0, "text-anchor": "middle", class: "axis-title", "data-axis": "y", transform: `translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)` },
+        [...this.series.keys()].join(", "),
+      ),
     );
     const legend: string[] = [];
     let i = 0;

@@ -49,10 +49,11 @@ def _finite(value) -> float | None:
 # ---------------------------------------------------------------------------- user-facing API
 
 
-def plot(series: str, x, y) -> None:
-    """Add the point (x, y) to the live line plot named `series`."""
+def plot(series: str, x, y, xlabel: str = "step") -> None:
+    """Add the point (x, y) to the live line plot named `series`; `xlabel` names the x axis (the
+    y axis is named by the series)."""
     y = _finite(y.item() if hasattr(y, "item") else y)
-    _emit(KIND["plot"], {"series": str(series), "x": float(x), "y": y})
+    _emit(KIND["plot"], {"series": str(series), "x": float(x), "y": y, "xlabel": str(xlabel)})
 
 
 def progress(value, total, label: str = "") -> None:

@@ -63,7 +63,7 @@ export type Display =
   | { kind: typeof DISPLAY_KIND.graph; data: unknown; title?: string }
   | { kind: typeof DISPLAY_KIND.trace; data: unknown; title?: string }
   | { kind: typeof DISPLAY_KIND.memory; data: unknown; title?: string }
-  | { kind: typeof DISPLAY_KIND.plot; series: string; x: number; y: number }
+  | { kind: typeof DISPLAY_KIND.plot; series: string; x: number; y: number; xlabel?: string }
   | { kind: typeof DISPLAY_KIND.progress; value: number; total: number; label?: string };
 
 /** One test in the harness's report (exercises/harness/report.py); the server sends the same. */
