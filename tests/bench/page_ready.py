@@ -10,7 +10,10 @@ is given, then measures, N times each:
 * warm: one persistent context (a returning visitor: the HTTP cache holds Pyodide's 9 MB wasm and
   the standard library), reloaded N times.
 
-It prints the median and the range of each, and the loading stages the page itself reports
+Each is measured against bare Pyodide in the same run, interleaved with it: a page that only
+imports the same pyodide.mjs from web/dist and awaits loadPyodide() (served through a Playwright
+route on the same origin). It prints the median and the range of each, the playground's median
+over bare Pyodide's (ratio and difference), and the loading stages the page itself reports
 (runtime, standard library, kael). Numbers from a 2-core machine shared with other work are
 orders of magnitude, not promises.
 """
@@ -25,12 +28,35 @@ import tempfile
 import time
 from pathlib import Path
 
+import json
+
 from playwright.sync_api import expect, sync_playwright
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 from chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from live_server import LiveServer  # noqa: E402
+
+
+PYODIDE = json.loads((REPO / "web" / "package.json").read_text())["dependencies"]["pyodide"]
+BARE_PATH = "/bare-pyodide.html"
+BARE_HTML = f"""<!doctype html><title>loading</title><script type="module">
+const {{ loadPyodide }} = await import("./pyodide/{PYODIDE}/pyodide.mjs");
+const py = await loadPyodide({{ indexURL: "./pyodide/{PYODIDE}/" }});
+py.runPython("1 + 1");
+document.title = "ready";
+</script>"""
+
+
+def serve_bare(context, url: str) -> None:
+    context.route(url + BARE_PATH, lambda route: route.fulfill(body=BARE_HTML, content_type="text/html"))
+
+
+def measure_bare(page, url: str) -> float:
+    start = time.perf_counter()
+    page.goto(url + BARE_PATH)
+    expect(page).to_have_title("ready", timeout=120_000)
+    return time.perf_counter() - start
 
 
 def start_server() -> LiveServer:
@@ -71,20 +97,27 @@ def main() -> None:
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            cold = []
+            cold, bare_cold = [], []
             for _ in range(args.runs):
+                context = browser.new_context(viewport={"width": 1440, "height": 900})
+                serve_bare(context, url)
+                bare_cold.append(measure_bare(context.new_page(), url))
+                context.close()
                 context = browser.new_context(viewport={"width": 1440, "height": 900})
                 cold.append(measure(context.new_page(), url, first_result=True))
                 context.close()
             browser.close()
 
-            warm = []
+            warm, bare_warm = [], []
             with tempfile.TemporaryDirectory(prefix="kael-profile-") as profile:
                 context = p.chromium.launch_persistent_context(
                     profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, viewport={"width": 1440, "height": 900})
+                serve_bare(context, url)
                 page = context.new_page()
                 measure(page, url, first_result=False)  # fills the HTTP cache
+                measure_bare(page, url)
                 for _ in range(args.runs):
+                    bare_warm.append(measure_bare(page, url))
                     warm.append(measure(page, url, first_result=False))
                 context.close()
     finally:
@@ -93,7 +126,12 @@ def main() -> None:
 
     print(f"page ready (navigation to Run enabled), {url}, {os.cpu_count()} cores")
     print(summary("cold (no HTTP cache)", [m["ready"] for m in cold]))
+    print(summary("bare Pyodide, cold", bare_cold))
     print(summary("warm (persistent context)", [m["ready"] for m in warm]))
+    print(summary("bare Pyodide, warm", bare_warm))
+    for name, app, bare in (("cold", [m["ready"] for m in cold], bare_cold), ("warm", [m["ready"] for m in warm], bare_warm)):
+        a, b = statistics.median(app), statistics.median(bare)
+        print(f"{name}: playground / bare Pyodide = {a / b:.2f} (playground - bare = {a - b:+.2f} s)")
     print(summary("first result, print(6*7)", [m["result"] for m in cold]))
     print(f"stages reported by the page, last cold run: {cold[-1]['stages']!r}; last warm run: {warm[-1]['stages']!r}")
 
