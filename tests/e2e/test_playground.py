@@ -87,6 +87,24 @@ def test_diamond_example_draws_graph_and_steps_through_five_steps(app: Page, scr
     app.get_by_role("button", name="First step").click()
     expect(position).to_have_text("Step 0 of 5")
 
+    # Enter on Last/First disables that button: focus moves to a neighbour, so the arrow keys
+    # keep stepping (it used to drop to the page body).
+    last_step = app.get_by_role("button", name="Last step")
+    last_step.focus()
+    app.keyboard.press("Enter")
+    expect(position).to_have_text("Step 5 of 5")
+    expect(app.get_by_role("button", name="Previous step")).to_be_focused()
+    app.keyboard.press("ArrowLeft")
+    expect(position).to_have_text("Step 4 of 5")
+    app.get_by_role("button", name="First step").focus()
+    app.keyboard.press("Enter")
+    expect(position).to_have_text("Step 0 of 5")
+    expect(next_step).to_be_focused()
+    app.keyboard.press("ArrowRight")
+    expect(position).to_have_text("Step 1 of 5")
+    app.keyboard.press("Home")
+    expect(position).to_have_text("Step 0 of 5")
+
     # By keyboard: Enter on a focused stepper button, arrow keys in the trace view, Enter on a node.
     next_step.focus()
     app.keyboard.press("Enter")

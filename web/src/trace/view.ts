@@ -290,8 +290,17 @@ export class TraceView {
     this.position.textContent = this.frames.length ? t("trace.position", { step: this.index, total }) : "";
     this.position.dataset.step = String(this.index);
     this.position.dataset.total = String(total);
+    const focused = document.activeElement;
     this.buttons[0].disabled = this.buttons[1].disabled = this.index <= 0;
     this.buttons[2].disabled = this.buttons[3].disabled = this.index >= total;
+    // A button that disables itself under the keyboard's focus would drop focus to the page,
+    // and the arrow keys would stop stepping: hand focus to the nearest button still enabled.
+    if (focused instanceof HTMLButtonElement && focused.disabled && this.buttons.includes(focused)) {
+      const atStart = this.buttons.indexOf(focused) < 2;
+      const order = atStart ? [2, 3, 1, 0] : [1, 0, 2, 3];
+      const next = order.map((i) => this.buttons[i]).find((button) => !button.disabled);
+      (next ?? this.playButton).focus();
+    }
     const row = this.rows[this.index] ?? null;
     if (row !== this.currentRow) {
       this.currentRow?.classList.remove("current");
