@@ -5,6 +5,7 @@
 //   wheels/<wheel>       the kael wheel that `make wheel` builds (a valid wheel file name)
 //   data/                the exercises exported at build time (public parts only)
 //   api/                 the judge server's JSON API (absent on static hosting)
+//   sw.js                the service worker that caches all the rest for offline use
 
 import pkg from "../package.json";
 
@@ -18,6 +19,7 @@ export interface Urls {
   wheel: string;
   data: string;
   api: string;
+  serviceWorker: string;
 }
 
 export function resolveUrls(base: string = document.baseURI): Urls {
@@ -27,5 +29,6 @@ export function resolveUrls(base: string = document.baseURI): Urls {
     wheel: at(`wheels/${KAEL_WHEEL}`),
     data: at("data/"),
     api: at("api/"),
+    serviceWorker: at("sw.js"),
   };
 }

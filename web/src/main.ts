@@ -1,4 +1,6 @@
 import "./styles.css";
 import { startApp } from "./app";
+import { registerServiceWorker } from "./offline";
 
 startApp(document.getElementById("app")!);
+registerServiceWorker();

@@ -39,7 +39,8 @@ export interface Submission {
   code?: string | null; // one submission only (GET api/submissions/{id})
 }
 
-export type Result<T> = { ok: true; value: T } | { ok: false; message: string; status?: number };
+/** `unreachable`: no answer at all (offline, or the server is down), not an error it sent. */
+export type Result<T> = { ok: true; value: T } | { ok: false; message: string; status?: number; unreachable?: boolean };
 
 async function getJson<T>(url: string, init?: RequestInit): Promise<Result<T>> {
   try {
@@ -59,15 +60,29 @@ async function getJson<T>(url: string, init?: RequestInit): Promise<Result<T>> {
     if (body === null) return { ok: false, message: `not JSON: ${url}` };
     return { ok: true, value: body as T };
   } catch (error) {
-    return { ok: false, message: String((error as Error)?.message ?? error) };
+    return { ok: false, message: String((error as Error)?.message ?? error), unreachable: true };
   }
 }
 
 const TOKEN_KEY = "kael.client";
+/** Set once a judge answered api/health: offline later, Submit stays and says it is unreachable. */
+const JUDGE_KEY = "kael.judge";
+
+function remember(key: string, value: string | null): string | null {
+  try {
+    if (value !== null) localStorage.setItem(key, value);
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
 
 export class ExerciseSource {
-  /** True once api/health answered: Submit is offered only then. */
+  /** True once api/health answered (or a judge served this page before and is unreachable
+   * now): Submit is offered only then. */
   server = false;
+  /** The judge did not answer api/health at all: Submit will say so. */
+  unreachable = false;
   private identity: Promise<Record<string, string>> | null = null;
   private detailCache = new Map<string, ExerciseDetail>();
   private harness: VirtualFile[] | null = null;
@@ -76,7 +91,9 @@ export class ExerciseSource {
 
   async probeServer(): Promise<boolean> {
     const health = await getJson<{ status: string }>(`${this.urls.api}health`, { cache: "no-store" });
-    this.server = health.ok && health.value.status === "ok";
+    this.unreachable = !health.ok && health.unreachable === true;
+    this.server = health.ok ? health.value.status === "ok" : this.unreachable && remember(JUDGE_KEY, null) === "1";
+    if (health.ok) remember(JUDGE_KEY, this.server ? "1" : "0");
     return this.server;
   }
 
@@ -125,7 +142,10 @@ export class ExerciseSource {
         // unreadable: mint a new one
       }
       const minted = await getJson<{ token: string; header?: string }>(`${this.urls.api}clients`, { method: "POST" });
-      if (!minted.ok) return {};
+      if (!minted.ok) {
+        this.identity = null; // try again next time (offline now, or the judge is down)
+        return {};
+      }
       const saved = { header: minted.value.header ?? "X-Client-Token", token: minted.value.token };
       try {
         localStorage.setItem(TOKEN_KEY, JSON.stringify(saved));

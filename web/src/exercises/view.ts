@@ -10,6 +10,11 @@ import type { ExerciseDetail, ExerciseSource, ExerciseSummary, Submission } from
 import { renderFeedback } from "./feedback";
 
 /** Markdown, KaTeX and DOMPurify load with the first statement shown, not with the page. */
+/** Why Submit failed, in plain words: no network at all is said as such. */
+function submitError(failure: { message: string; unreachable?: boolean }): string {
+  return failure.unreachable ? t("exercises.judge.unreachable") : t("exercises.submit.failed", { message: failure.message });
+}
+
 let markdown: Promise<typeof import("./markdown")> | null = null;
 function renderInto(el: HTMLElement, source: string): void {
   markdown ??= import("./markdown");
@@ -291,7 +296,7 @@ export class ExercisesView {
     const hidden = report.hidden;
     if (hidden && hidden.total > 0) {
       const key = hidden.first_failed ? "exercises.report.hiddenFailed" : "exercises.report.hidden";
-      box.append(h("p", { class: "hidden-summary" }, t(key, { passed: hidden.passed, total: hidden.total, name: hidden.first_failed ?? "" })));
+      box.append(h("p", { class: "muted hidden-summary" }, t(key, { passed: hidden.passed, total: hidden.total, name: hidden.first_failed ?? "" })));
     }
     box.append(...renderFeedback(report)); // the known mistake and the trace view, when present
     return box;
@@ -427,7 +432,7 @@ export class ExercisesView {
     const created = await this.source.submit(e.id, this.host.code());
     if (!created.ok) {
       this.busy = false;
-      this.report = { kind: "server", report: null, error: t("exercises.submit.failed", { message: created.message }) };
+      this.report = { kind: "server", report: null, error: submitError(created) };
       this.updateReport();
       return;
     }
@@ -444,7 +449,7 @@ export class ExercisesView {
       else this.report = { kind: "server", report: s.report ?? { verdict: s.verdict ?? "?", message: "", tests: [] }, error: null };
       if (s.verdict === "Accepted") raiseStatus(e.id, "accepted");
     } else {
-      this.report = { kind: "server", report: null, error: t("exercises.submit.failed", { message: final.message }) };
+      this.report = { kind: "server", report: null, error: submitError(final) };
     }
     if (this.current?.id === e.id) {
       this.updateReport();

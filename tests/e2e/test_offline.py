@@ -1,0 +1,95 @@
+"""Offline after the first visit: the service worker (web/scripts/service-worker.js, written to
+dist/sw.js by the build) caches the page, Pyodide and the kael wheel; with the browser context
+offline the page reloads from that cache, stays cross-origin isolated, runs code, an example and
+an exercise's tests, and Submit says plainly that the judge is unreachable."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlparse
+
+from playwright.sync_api import Page, expect
+
+from .test_playground import EXERCISE, console, run, set_code, wait_idle
+
+WORKER_CONTROLS_PAGE = """async () => {
+  const registration = await navigator.serviceWorker.ready;
+  if (!navigator.serviceWorker.controller) {
+    await new Promise((resolve) => navigator.serviceWorker.addEventListener("controllerchange", resolve, { once: true }));
+  }
+  return { state: registration.active.state, script: navigator.serviceWorker.controller.scriptURL };
+}"""
+
+CACHES = """async () => {
+  const names = await caches.keys();
+  const urls = [];
+  for (const name of names) for (const request of await (await caches.open(name)).keys()) urls.push(request.url);
+  return { names, urls };
+}"""
+
+# A same-origin file the build does not have: the worker finds it in no cache and asks the
+# network, which must fail (the offline switch reaches the worker's own fetches too).
+NETWORK_FROM_WORKER = """async () => {
+  try {
+    const response = await fetch("not-in-the-build.txt", { cache: "no-store" });
+    return `answered ${response.status}`;
+  } catch (error) {
+    return "failed";
+  }
+}"""
+
+
+def test_the_playground_works_offline_after_the_first_visit(app: Page, context, watch, base_url, screenshots):
+    served = app.evaluate(WORKER_CONTROLS_PAGE)
+    assert served["state"] == "activated"
+    assert served["script"] == base_url + "/sw.js"
+    cached = app.evaluate(CACHES)
+    assert len(cached["names"]) == 1 and cached["names"][0].startswith("kael-offline-"), cached["names"]
+    paths = {urlparse(url).path for url in cached["urls"]}
+    assert "/" in paths
+    assert any(re.fullmatch(r"/pyodide/[^/]+/pyodide\.asm\.wasm", p) for p in paths), sorted(paths)
+    assert any(re.fullmatch(r"/wheels/kael-[^/]+-py3-none-any\.whl", p) for p in paths), sorted(paths)
+    assert not any(p.startswith("/api/") for p in paths), sorted(paths)
+
+    # Offline, only the judge's API (and the probe below) may fail to load for the page: every
+    # failed request is checked at the end, so the console lines Chromium logs for them are
+    # allowed here. (The service worker's own fetches fail too: it tries the network first for
+    # the page itself, then answers from its cache.)
+    failed: list[str] = []
+    context.on("requestfailed", lambda request: request.service_worker or failed.append(request.url))
+    watch.allow(r"Failed to load resource: net::(ERR_INTERNET_DISCONNECTED|ERR_FAILED)$")
+    context.set_offline(True)
+    app.reload()
+    wait_idle(app)
+    expect(app.get_by_role("status")).to_contain_text("Ready")
+    assert app.evaluate("() => navigator.onLine") is False
+    assert app.evaluate(NETWORK_FROM_WORKER) == "failed"
+    assert app.evaluate("() => crossOriginIsolated") is True
+    assert app.evaluate("() => navigator.serviceWorker.controller !== null") is True
+
+    set_code(app, "print(6*7)")
+    run(app)
+    expect(console(app)).to_contain_text("42")
+
+    app.get_by_role("button", name=re.compile("The diamond trace")).click()
+    run(app)
+    wait_idle(app)
+    app.get_by_role("tab", name="Trace").click()
+    expect(app.get_by_test_id("trace-position")).to_have_text("Step 0 of 5")
+
+    app.get_by_role("tab", name="Exercises").click()
+    app.locator(f'.exercise-item[data-id="{EXERCISE}"]').click()
+    expect(app.locator(".exercise-heading")).to_be_visible()
+    app.get_by_role("button", name="Run tests", exact=True).click()
+    local = app.get_by_test_id("report-local")
+    expect(local.locator(".verdict")).to_have_attribute("data-verdict", re.compile(".+"), timeout=60_000)
+    expect(local.locator(".verdict")).not_to_have_attribute("data-verdict", "Accepted")  # the starter
+
+    app.get_by_role("button", name="Submit", exact=True).click()
+    expect(app.get_by_test_id("report-server")).to_contain_text("The judge is unreachable: you seem to be offline")
+    app.screenshot(path=screenshots / "offline-exercise.png")
+
+    not_api = [url for url in failed if not urlparse(url).path.startswith("/api/")
+               and not url.endswith("/not-in-the-build.txt")]
+    assert not not_api, not_api
+
