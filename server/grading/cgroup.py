@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -57,6 +58,11 @@ class Run:
         return self.manager.oom_kills(self.dirs[0]) > 0
 
     def remove(self) -> None:
+        """Remove the group in the background: right after a run its last processes are still
+        exiting, and waiting for them here would add ~10 ms to every run's latency."""
+        threading.Thread(target=self.remove_now, name="cgroup-reaper", daemon=True).start()
+
+    def remove_now(self) -> None:
         for d in self.dirs:
             _kill_and_remove(d)
 
@@ -81,7 +87,7 @@ def _kill_and_remove(d: Path) -> None:
                             pass
             except OSError:
                 pass
-            time.sleep(0.01)
+            time.sleep(0.002)
     log.warning("could not remove cgroup %s (left for the next start-up)", d)
 
 
@@ -132,7 +138,7 @@ class CgroupManager:
         if self.version == 2:
             (self.memory_base / "cgroup.subtree_control").write_text("+memory +pids")
         # A trial group proves we may create, limit and remove groups here.
-        self.create(memory_bytes=64 * 1024 * 1024, processes=8).remove()
+        self.create(memory_bytes=64 * 1024 * 1024, processes=8).remove_now()
 
     def create(self, *, memory_bytes: int, processes: int) -> Run:
         name = f"run-{os.getpid()}-{next(self._counter)}"
@@ -155,7 +161,7 @@ class CgroupManager:
                     dirs[1].mkdir()
                     (dirs[1] / "pids.max").write_text(str(pids))
         except OSError:
-            Run(self, dirs).remove()
+            Run(self, dirs).remove_now()
             raise
         return Run(self, dirs)
 
