@@ -11,6 +11,13 @@ process as ``child.py``, whose channel and encoder it imports from the task dire
 * ``counts``: ``count_dependencies(root)``'s counts replayed through ADR 0005's process step
   (pop a ready node, decrement the count of each edge's node, push it at zero), and the order
   ``topological_order(root)`` returns.
+* ``walk``: ``count_nodes(fn)`` and ``depth(fn)`` (the deep-chain exercise) asked again of
+  every node below the ``fn`` the test passed, children before parents (post-order, at most
+  ``MAX_STEPS`` nodes: the first ones and ``fn`` itself): each step is a node, its children with
+  the values the learner's functions gave them, and the values for the node.
+
+``record()`` does one case in the current process and undoes what it installed: ``main()`` (the
+judge's child) and the browser's in-process run (``inprocess.py``) both use it.
 
 Nodes are named as kael.viz names them (``MulBackward #2``, ``AccumulateGrad(x)``), from the
 graph of the root as it is when the learner's function is called.
@@ -83,7 +90,17 @@ class Recorder:
             self.steps.append(step)
 
 
-def _install_engine(kael, rec, module):
+def _patch(obj, name, value, undo):
+    """Set ``obj.name`` and remember how to put the old value back."""
+    old = obj.__dict__.get(name, _MISSING) if isinstance(obj, type) else getattr(obj, name, _MISSING)
+    setattr(obj, name, value)
+    undo.append((obj, name, old))
+
+
+_MISSING = object()
+
+
+def _install_engine(kael, rec, module, undo):
     from kael.autograd.node import FunctionNode
 
     original_apply = FunctionNode.apply
@@ -96,7 +113,7 @@ def _install_engine(kael, rec, module):
         rec.add({"node": rec.label(node), "grad": _values(grad), "sends": sends})
         return out
 
-    FunctionNode.apply = apply
+    _patch(FunctionNode, "apply", apply, undo)
     prop = kael.Tensor.grad
 
     def set_grad(t, value):
@@ -105,17 +122,18 @@ def _install_engine(kael, rec, module):
         if label is not None:
             rec.add({"node": label, "grad": _values(value), "sends": [], "leaf": True})
 
-    kael.Tensor.grad = property(prop.fget, set_grad)
+    _patch(kael.Tensor, "grad", property(prop.fget, set_grad), undo)
     backward = getattr(module, "backward", None)
     if callable(backward):
         def traced_backward(root, *args, **kwargs):
             rec.start(getattr(root, "grad_fn", None))
             return backward(root, *args, **kwargs)
 
-        module.backward = traced_backward
+        _patch(module, "backward", traced_backward, undo)
+    return None
 
 
-def _install_counts(kael, rec, module):
+def _install_counts(kael, rec, module, undo):
     count = getattr(module, "count_dependencies", None)
     order = getattr(module, "topological_order", None)
     inside = []  # a count made inside topological_order is part of the order, not replayed
@@ -128,7 +146,7 @@ def _install_counts(kael, rec, module):
                 _replay(rec, root, deps)
             return deps
 
-        module.count_dependencies = traced_count
+        _patch(module, "count_dependencies", traced_count, undo)
     if callable(order):
         def traced_order(root, *args, **kwargs):
             rec.start(root)
@@ -142,7 +160,8 @@ def _install_counts(kael, rec, module):
                          "order": i + 1})
             return result
 
-        module.topological_order = traced_order
+        _patch(module, "topological_order", traced_order, undo)
+    return None
 
 
 def _replay(rec, root, deps):
@@ -170,7 +189,121 @@ def _replay(rec, root, deps):
                  "sends": sends, "ready": [rec.label(n) for n in ready]})
 
 
-MODES = {"engine": _install_engine, "counts": _install_counts}
+WALKED = ("count_nodes", "depth")
+
+
+def _install_walk(kael, rec, module, undo):
+    """Remember the ``fn`` the test first asks ``count_nodes``/``depth`` of (each wrapper puts the
+    learner's function back at its first call, so a recursive walk recurses through its own
+    code only); once the test is over, ask them again of every node below (``_replay_walk``)."""
+    calls = {}  # root node -> names of the functions asked of it, in order
+
+    def wrap(name, fn):
+        def traced(root, *args, **kwargs):
+            setattr(module, name, fn)
+            rec.start(root)
+            calls.setdefault(root, []).append(name)
+            return fn(root, *args, **kwargs)
+
+        return traced
+
+    functions = {}
+    for name in WALKED:
+        fn = getattr(module, name, None)
+        if callable(fn):
+            functions[name] = fn
+            _patch(module, name, wrap(name, fn), undo)
+    return lambda: _replay_walk(rec, calls, functions)
+
+
+def _children(node):
+    try:
+        return [c for c, _ in node.next_functions if c is not None]
+    except Exception:  # noqa: BLE001 (not a node)
+        return []
+
+
+def _post_order(root) -> list:
+    """Every node below ``root``, children before parents (explicit stack, each node once)."""
+    order, done, stack = [], set(), [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if node in done:
+            continue
+        if expanded:
+            done.add(node)
+            order.append(node)
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c in reversed(_children(node)) if c not in done)
+    return order
+
+
+def _answer(fn, node):
+    """What the learner's function gives for ``node``: plain scalar data, or what it raised."""
+    try:
+        value = fn(node)
+    except Exception as exc:  # noqa: BLE001 (RecursionError on a deep chain is the point)
+        return f"{type(exc).__name__}: {_child()._safe_str(exc)[:120]}"
+    return value if value is None or type(value) in (int, float, bool, str) else repr(value)[:60]
+
+
+def _replay_walk(rec, calls, functions):
+    for root, names in calls.items():
+        nodes = _post_order(root)
+        total = len(nodes)
+        if total > MAX_STEPS:  # the first nodes and the root: where a deep walk breaks
+            nodes = nodes[:MAX_STEPS - 1] + [root]
+        answers = {}
+        for i, node in enumerate(nodes):
+            if len(rec.steps) >= MAX_STEPS:
+                return
+            got = answers[node] = {name: _answer(functions[name], node) for name in names}
+            children = [{"node": rec.label(c), **answers.get(c, {})} for c in _children(node)]
+            position = total if node is root else i + 1
+            rec.add({"node": rec.label(node), "order": position, "of": total, "children": children, **got})
+
+
+MODES = {"engine": _install_engine, "counts": _install_counts, "walk": _install_walk}
+
+
+def _child():
+    """``child.py``: the harness package's (in process) or the task directory's copy (``main``)."""
+    try:
+        from . import child
+    except ImportError:
+        import child
+    return child
+
+
+def record(kael, tests_module, module, case, mode):
+    """Run public case ``case`` of ``tests_module`` on the submission ``module`` with mode's
+    recorder; ``(steps, error)`` as plain data. Whatever was installed is undone afterwards."""
+    child = _child()
+    rec = Recorder(kael, tests_module)
+    undo = []
+    error = None
+    try:
+        finish = MODES[mode](kael, rec, module, undo)
+        try:
+            getattr(tests_module, case)(module)
+        except KeyboardInterrupt:  # the browser's Stop
+            raise
+        except BaseException as exc:  # noqa: BLE001 (the learner's code may raise anything)
+            error = {"type": type(exc).__name__, "message": child._safe_str(exc)[:300]}
+    finally:
+        for obj, name, old in reversed(undo):
+            if old is _MISSING:
+                delattr(obj, name)
+            else:
+                setattr(obj, name, old)
+    if finish is not None:  # after the undo: the replay runs the learner's own functions
+        finish()
+    try:
+        steps = child.plain(rec.steps)
+    except child.NotPlainData as exc:
+        steps, error = [], {"type": "NotPlainData", "message": str(exc)}
+    return steps, error
 
 
 def main(argv):
@@ -196,23 +329,15 @@ def main(argv):
 
     channel.send(event="ready", backend=kael.backend_name())
     tests = child._load(os.path.join(task_dir, "public_test.py"), "public_test")
-    fn = getattr(tests, job["case"])
     try:
         module = child._load(os.path.join(task_dir, job["submission"]), job["module"])
     except BaseException as exc:  # noqa: BLE001
         channel.send(event="load_error", **child._outcome(exc, task_dir))
         os._exit(0)
-    rec = Recorder(kael, tests)
-    MODES[job["mode"]](kael, rec, module)
-    error = None
     try:
-        fn(module)
-    except BaseException as exc:  # noqa: BLE001 (the learner's code may raise anything)
-        error = {"type": type(exc).__name__, "message": child._safe_str(exc)[:300]}
-    try:
-        steps = child.plain(rec.steps)
-    except child.NotPlainData as exc:
-        steps, error = [], {"type": "NotPlainData", "message": str(exc)}
+        steps, error = record(kael, tests, module, job["case"], job["mode"])
+    except BaseException as exc:  # noqa: BLE001 (SystemExit, KeyboardInterrupt from the learner)
+        steps, error = [], {"type": type(exc).__name__, "message": child._safe_str(exc)[:300]}
     channel.send(event="trace", steps=steps, error=error)
     channel.send(event="done")
     os._exit(0)

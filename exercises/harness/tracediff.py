@@ -7,7 +7,10 @@ Which exercises and what is recorded (see ``tracechild.py``):
 * ``backward-engine``: every ``node.apply(grad)`` the engine makes (node, incoming gradient,
   the gradient sent along each edge) and every leaf ``.grad`` it sets;
 * ``dependency-count``: the learner's counts replayed through ADR 0005's process step (node
-  popped, each edge's count before and after, the ready stack), and the order it returns.
+  popped, each edge's count before and after, the ready stack), and the order it returns;
+* ``deep-chain``: the learner's ``count_nodes``/``depth`` asked of every node below the root the
+  test walks, children before parents (node, its children's values, the node's values), so the
+  first step that differs is the lowest node where a walk goes wrong.
 
 Only public cases are traced: nothing from a hidden test reaches the report. The result goes in
 the report's ``trace_diff``: ``{"case", "mode", "step", "agree", "yours", "reference",
@@ -29,10 +32,11 @@ import unicodedata
 from pathlib import Path
 
 from .child import MARK
+from .tracechild import WALKED
 
 __all__ = ["TRACED", "trace_diff", "first_divergence", "format_trace_diff"]
 
-TRACED = {"backward-engine": "engine", "dependency-count": "counts"}
+TRACED = {"backward-engine": "engine", "dependency-count": "counts", "deep-chain": "walk"}
 HERE = Path(__file__).resolve().parent
 RTOL, ATOL = 1e-4, 1e-6
 
@@ -150,7 +154,7 @@ _T = {
            "missing": "(no such step)", "raised": "  your run raised {error}",
            "ref_raised": "  the reference raised {error}",
            "node": "node", "grad": "gradient in", "sends": "sends", "count": "count", "ready": "ready stack",
-           "order": "position", "leaf": "leaf .grad"},
+           "order": "position", "leaf": "leaf .grad", "child": "child"},
     "zh": {"title": "{case}（公开测试）的追踪，你的代码对照参考实现：",
            "agree": "  第 1-{n} 步一致",
            "same": "  两次追踪逐步一致（差别在测试之后检查的内容里）",
@@ -158,7 +162,7 @@ _T = {
            "missing": "（没有这一步）", "raised": "  你的运行抛出了 {error}",
            "ref_raised": "  参考实现抛出了 {error}",
            "node": "节点", "grad": "传入的梯度", "sends": "发出", "count": "计数", "ready": "就绪栈",
-           "order": "位置", "leaf": "叶子 .grad"},
+           "order": "位置", "leaf": "叶子 .grad", "child": "子节点"},
 }
 
 
@@ -178,7 +182,13 @@ def _fields(step, t) -> dict:
         return {}
     rows = {"node": (t["node"], str(step.get("node")))}
     if "order" in step:
-        rows["order"] = (t["order"], str(step["order"]))
+        rows["order"] = (t["order"], str(step["order"]) + (f" / {step['of']}" if "of" in step else ""))
+    for i, c in enumerate(step.get("children", [])):
+        answers = ", ".join(f"{name} {c[name]}" for name in WALKED if name in c)
+        rows[f"child{i}"] = (t["child"], f"{c.get('node')}" + (f": {answers}" if answers else ""))
+    for name in WALKED:
+        if name in step:
+            rows[name] = (f"{name}()", str(step[name]))
     if "grad" in step:
         rows["grad"] = (t["leaf"] if step.get("leaf") else t["grad"], _values(step["grad"]))
     if "count" in step:

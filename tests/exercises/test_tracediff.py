@@ -94,3 +94,97 @@ def test_format_of_a_run_that_raised_before_any_step():
     text = format_trace_diff(d)
     assert "step 1 differs:" in text and "(no such step)" in text and "SumBackward" in text
     assert "your run raised NotImplementedError: implement it" in text
+
+
+# -- deep chain: the learner's count_nodes/depth asked of every node, children first ---------------
+
+def _deep_chain_trace(code, case):
+    from harness.grade import _env
+    from harness.runner import LocalRunner
+    from harness.tracediff import trace_diff
+
+    e = catalog.find("deep-chain")
+    tests = [{"name": case, "hidden": False, "status": "failed"}]
+    return trace_diff(e, code, tests, runner=LocalRunner(), env=_env(None), limits=e.limits())
+
+
+def _off_by_one_at(kind, function):
+    """The reference, except that ``function`` answers one too many at nodes of class ``kind``."""
+    source = catalog.find("deep-chain").reference_source()
+    return source + f"""
+
+_right_{function} = {function}
+
+
+def {function}(fn):
+    return _right_{function}(fn) + (1 if type(fn).__name__ == {kind!r} else 0)
+"""
+
+
+def _public_graph_kinds():
+    """(case, node class, 1-based post-order position of its first node), for every class of
+    node in the graphs of the small public cases, by the same walk as the tracer's."""
+    from harness import tracechild
+
+    rows = []
+    e = catalog.find("deep-chain")
+    namespace = {}
+    exec(compile(e.public_tests_source(), "deep_chain_test.py", "exec"), namespace)
+    for case in ("test_small_chain", "test_diamond", "test_short_and_long_path"):
+        roots = []
+
+        class Spy:
+            def count_nodes(self, fn):
+                roots.append(fn)
+                return 0
+
+            def depth(self, fn):
+                return 0
+
+        namespace[case](Spy())
+        order = tracechild._post_order(roots[0])
+        for i, node in enumerate(order):
+            kind = type(node).__name__
+            if (case, kind) not in {(c, k) for c, k, _ in rows}:
+                rows.append((case, kind, i + 1))
+    return rows
+
+
+@pytest.mark.parametrize("function", ["count_nodes", "depth"])
+def test_a_wrong_deep_chain_walk_diverges_at_the_first_node_it_gets_wrong(function):
+    """A seeded sample of wrong walks (one function off by one at one class of node): the trace
+    diff's first differing step is the lowest node of that class, with both values shown."""
+    import random
+
+    rows = _public_graph_kinds()
+    for case, kind, position in random.Random(1216 + len(function)).sample(rows, 4):
+        d = _deep_chain_trace(_off_by_one_at(kind, function), case)
+        assert d is not None and d["case"] == case and d["mode"] == "walk"
+        assert d["step"] == position, (case, kind, d["step"])
+        assert d["yours"]["node"] == d["reference"]["node"] and d["yours"]["node"].startswith(kind)
+        assert d["yours"][function] == d["reference"][function] + 1
+        other = "depth" if function == "count_nodes" else "count_nodes"
+        assert d["yours"][other] == d["reference"][other]
+        assert d["yours_steps"][: d["agree"]] == d["reference_steps"][: d["agree"]]
+
+
+def test_deep_chain_mutants_name_the_node_and_the_value(graded):
+    d = graded[("deep-chain", "first_reached_level")]["trace_diff"]
+    assert d["case"] == "test_short_and_long_path" and d["yours"]["node"] == "AddBackward"
+    assert (d["yours"]["depth"], d["reference"]["depth"]) == (3, 4)
+    assert [c["depth"] for c in d["yours"]["children"]] == [1, 3]  # 1 + max(1, 3) is 4
+    d = graded[("deep-chain", "no_seen_set")]["trace_diff"]
+    assert d["case"] == "test_diamond" and d["yours"]["node"] == "AddBackward"
+    assert (d["yours"]["count_nodes"], d["reference"]["count_nodes"]) == (5, 4)
+    text = format_trace_diff(d)
+    assert "step 4 differs:" in text and "count_nodes()  5" in text
+
+
+def test_a_recursive_depth_breaks_at_the_root_of_the_deep_public_chain():
+    code = catalog.find("deep-chain").mutants()["recursive_depth"]
+    d = _deep_chain_trace(code, "test_chain_deeper_than_recursion_limit")
+    assert d["yours"]["order"] == d["yours"]["of"] == 3001 and d["step"] == len(d["reference_steps"])
+    assert d["yours"]["depth"].startswith("RecursionError") and d["reference"]["depth"] == 3001
+    assert d["yours_error"]["type"] == "RecursionError" and d["reference_error"] is None
+    zh = format_trace_diff(d, "zh")
+    assert f"第 {d['step']} 步不同" in zh and "RecursionError" in zh
