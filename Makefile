@@ -70,12 +70,14 @@ $(NODE_STAMP): web/package.json web/package-lock.json
 	touch $@
 
 # Debian packages: chromium for the end-to-end tests, bubblewrap for the judge's sandbox,
-# postgresql for the scaled mode (make serve-cluster and tests/cluster start their own server).
+# postgresql for the scaled mode (make serve-cluster and tests/cluster start their own server),
+# fonts-noto-cjk so the e2e screenshots of the Chinese page draw its text (not empty boxes).
 system-packages:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
 	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	[ -n "$$(fc-list :lang=zh 2>/dev/null)" ] || missing="$$missing fonts-noto-cjk"; \
 	if [ -n "$$missing" ]; then \
 	  sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; \
 	  echo "installing Debian packages:$$missing"; \

@@ -8,6 +8,7 @@ import { deepestLine, renderTraceback } from "../ui/traceback";
 import type { TestCaseReport, TestReport } from "../worker/protocol";
 import type { ExerciseDetail, ExerciseSource, ExerciseSummary, Submission } from "./api";
 import { renderFeedback } from "./feedback";
+import { topicList } from "./topics";
 
 /** Markdown, KaTeX and DOMPurify load with the first statement shown, not with the page. */
 /** Why Submit failed, in plain words: no network at all is said as such. */
@@ -173,7 +174,7 @@ export class ExercisesView {
             "span",
             { class: "exercise-meta" },
             this.difficulty(e),
-            h("span", { class: "topics" }, e.topics.join(", ")),
+            h("span", { class: "topics" }, topicList(e.topics)),
             h("span", { class: `badge ex-status ${status}` }, t(`exercises.status.${status}`)),
           ),
         ),
@@ -229,7 +230,7 @@ export class ExercisesView {
         "p",
         { class: "exercise-meta" },
         this.difficulty(e),
-        h("span", { class: "topics" }, e.topics.join(", ")),
+        h("span", { class: "topics" }, topicList(e.topics)),
         h("span", { class: "muted" }, t("exercises.limits", { time: e.time_limit_s, memory: e.memory_mb })),
       ),
       actions,

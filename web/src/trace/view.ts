@@ -18,7 +18,8 @@ import {
   type TensorValues,
 } from "../graph/types";
 import { describeItem } from "../graph/view";
-import { clear, h, s } from "../ui/dom";
+import type { PanelPlace } from "../panels/panel";
+import { clear, h, s, withInlineCode } from "../ui/dom";
 import { bind, t } from "../ui/i18n";
 
 const PLAY_MS = 900;
@@ -138,7 +139,7 @@ export class TraceView {
   }
 
   refreshText(): void {
-    this.placeholder.textContent = t("trace.empty");
+    this.placeholder.replaceChildren(...withInlineCode(t("trace.empty")));
     this.renderLegend();
     this.playButton.setAttribute("aria-label", this.timer ? t("trace.pause") : t("trace.play"));
     if (this.data) {
@@ -150,6 +151,25 @@ export class TraceView {
 
   refit(): void {
     this.drawing.canvas.refit();
+  }
+
+  /** The step shown, and its pass when the trace has several (a share link carries both). */
+  place(): PanelPlace | null {
+    if (!this.data || !this.frames.length) return null;
+    return this.data.passes.length > 1 ? { step: this.index, pass: this.pass } : { step: this.index };
+  }
+
+  /** Show a shared step; false when this trace has no such pass or step. */
+  restore(place: PanelPlace): boolean {
+    if (!this.data) return false;
+    if (place.pass !== undefined && place.pass !== this.pass) {
+      if (!this.data.passes.some((p) => p.index === place.pass)) return false;
+      this.stop();
+      this.choosePass(place.pass);
+    }
+    if (place.step < 0 || place.step >= this.frames.length) return false;
+    this.go(place.step);
+    return true;
   }
 
   private renderLegend(): void {

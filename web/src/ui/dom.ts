@@ -60,3 +60,8 @@ export function formatBytes(n: number): string {
 export function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
+
+/** Text with `inline code` in backticks (as the UI strings write it), as text and <code> nodes. */
+export function withInlineCode(text: string): (Node | string)[] {
+  return text.split("`").map((part, i) => (i % 2 === 1 ? h("code", {}, part) : part)).filter((part) => part !== "");
+}
