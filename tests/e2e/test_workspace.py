@@ -298,6 +298,56 @@ def test_a_share_link_opens_the_exercise_with_the_shared_code(app: Page, context
     other.close()
 
 
+TWO_PASSES = """import kael
+import kael.viz
+
+x = kael.tensor([1.0, 2.0], requires_grad=True)
+with kael.viz.trace() as tr:
+    (x * x).sum().backward()
+    (x * 3).sum().backward()
+kael.viz.show(tr)
+"""
+
+
+def trace_step(page: Page, step: int, total: int) -> None:
+    """The Trace tab is open on this step: the stepper says so and the table marks its row."""
+    expect(page.get_by_role("tab", name="Trace")).to_have_attribute("aria-selected", "true", timeout=60_000)
+    expect(page.get_by_test_id("trace-position")).to_have_text(f"Step {step} of {total}")
+    expect(page.locator(".trace-table tr[aria-current=step]")).to_have_attribute("data-index", str(step))
+
+
+def test_a_share_link_carries_the_trace_step_and_reruns_to_it(app: Page, context, watch):
+    # The diamond at a middle step of its one pass.
+    app.locator('.example-item[data-example="diamond"]').click()
+    run(app)
+    wait_idle(app)
+    app.get_by_role("tab", name="Trace").click()
+    for _ in range(3):
+        app.get_by_role("button", name="Next step").click()
+    trace_step(app, 3, 5)
+    link = share_link(app)
+    assert "tab=trace" in link and "step=3" in link and "pass=" not in link, link
+    other = open_link(context, watch, link)
+    trace_step(other, 3, 5)  # run by the page itself: nobody pressed Run
+    expect(other.locator('.example-item[data-example="diamond"]')).to_have_attribute("aria-current", "true")
+    other.close()
+
+    # Two backward passes: the link names the pass too (not the last one, which opens first).
+    set_code(app, TWO_PASSES)
+    run(app)
+    wait_idle(app)
+    app.locator(".pass-picker").select_option("0")
+    app.get_by_role("button", name="Next step").click()
+    total = int(app.get_by_test_id("trace-position").get_attribute("data-total"))
+    trace_step(app, 1, total)
+    link = share_link(app)
+    assert "step=1" in link and "pass=0" in link, link
+    other = open_link(context, watch, link)
+    trace_step(other, 1, total)
+    expect(other.locator(".pass-picker")).to_have_value("0")
+    other.close()
+
+
 def test_the_plot_names_its_axes(app: Page):
     set_code(app, "import playground\nfor i in range(3):\n    playground.plot('loss', i, 1 / (i + 1))\n")
     run(app)

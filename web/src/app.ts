@@ -10,6 +10,7 @@ import { ExerciseSource, type ExerciseDetail } from "./exercises/api";
 import { ExercisesView } from "./exercises/view";
 import { outputPanels } from "./panels";
 import { OutputPanels } from "./panels/outputs";
+import type { PanelPlace } from "./panels/panel";
 import { clear, formatSeconds, h } from "./ui/dom";
 import { bind, currentLang, onLang, setLang, t } from "./ui/i18n";
 import { shareUrl, stateFromHash } from "./ui/share";
@@ -37,6 +38,10 @@ export function startApp(root: HTMLElement): void {
   const sharedState = stateFromHash();
   const shared = sharedState?.code ?? null;
   let pendingTab = sharedState?.tab ?? null; // the shared link's tab, shown after the first run
+  // The shared link's trace step: the page runs the code itself once Python is ready, then lands
+  // on that step (as a Python Tutor permalink does).
+  let pendingPlace: PanelPlace | null =
+    sharedState?.step !== undefined ? { step: sharedState.step, pass: sharedState.pass } : null;
   const editor = new CodeEditor({
     doc: shared ?? storage.playground() ?? DEFAULT_CODE,
     dark: theme === "dark",
@@ -339,8 +344,9 @@ export function startApp(root: HTMLElement): void {
       }
     }
     outputs.finish(!outcome.ok);
-    if (pendingTab && outcome.ok && outputs.panel(pendingTab)) outputs.tabs.select(pendingTab);
+    if (pendingTab && outcome.ok) outputs.open(pendingTab, pendingPlace);
     pendingTab = null;
+    pendingPlace = null;
     setRunning(false);
   }
 
@@ -356,10 +362,13 @@ export function startApp(root: HTMLElement): void {
   }
 
   async function share(): Promise<void> {
+    const place = outputs.panel(outputs.tabs.active)?.place?.() ?? null;
     const url = shareUrl(
       {
         code: editor.code,
         tab: outputs.tabs.active,
+        step: place?.step,
+        pass: place?.pass,
         example: context.kind === "playground" ? (loadedExample ?? undefined) : undefined,
         exercise: context.kind === "exercise" ? context.id : undefined,
       },
@@ -402,8 +411,11 @@ export function startApp(root: HTMLElement): void {
 
   // ---------------------------------------------------------------- start
   if (!globalThis.crossOriginIsolated) consoleView.note(t("status.noisolation"), "warn");
+  const ready = new Promise<void>((resolve) => {
+    const off = client.on((event) => event.type === "state" && event.state.phase === "ready" && (off(), resolve()));
+  });
   client.start();
-  void (async () => {
+  const opened = (async () => {
     await source.probeServer();
     await exercisesView.load();
     const lastExercise = storage.exercise();
@@ -414,6 +426,7 @@ export function startApp(root: HTMLElement): void {
       if ((context as Context).kind === "exercise") editor.replace(sharedState.code);
     } else if (shared === null && lastExercise && storage.mode() === "exercises") await exercisesView.openById(lastExercise);
   })();
+  if (pendingPlace) void opened.finally(() => ready.then(run));
   if (storage.mode() === "exercises") sideTabs.select("exercises");
   if (shared !== null) consoleView.note(t("share.loaded"), "info");
   if (sharedState?.example && EXAMPLES.some((ex) => ex.id === sharedState.example)) {

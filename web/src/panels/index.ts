@@ -65,6 +65,8 @@ export function tracePanel(view = new TraceView()): Panel {
     reset: () => view.reset(),
     refreshText: () => view.refreshText(),
     shown: () => view.refit(),
+    place: () => view.place(),
+    restore: (place) => view.restore(place),
   };
 }
 

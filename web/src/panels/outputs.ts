@@ -2,7 +2,7 @@
 
 import { Tabs } from "../ui/tabs";
 import type { Display } from "../worker/protocol";
-import type { Panel } from "./panel";
+import type { Panel, PanelPlace } from "./panel";
 
 export class OutputPanels {
   readonly tabs: Tabs;
@@ -45,6 +45,14 @@ export class OutputPanels {
       for (const panel of this.panels) if (this.drew.has(panel.id) && panel.rank > best.rank) best = panel;
     }
     this.tabs.select(best.id);
+  }
+
+  /** Show a panel (a share link's tab) and, when given, its place (a trace's step). */
+  open(id: string, place: PanelPlace | null = null): void {
+    const panel = this.panel(id);
+    if (!panel) return;
+    this.tabs.select(id);
+    if (place) panel.restore?.(place);
   }
 
   refreshText(): void {

@@ -5,6 +5,12 @@
 
 import type { Display } from "../worker/protocol";
 
+/** Where a panel is in what it shows (a trace's step), carried by share links. */
+export interface PanelPlace {
+  step: number;
+  pass?: number;
+}
+
 export interface Panel {
   /** The tab's id (also data-tab on its button). */
   readonly id: string;
@@ -26,4 +32,8 @@ export interface Panel {
   refreshText(): void;
   /** The panel's tab was selected (a drawing can refit to its now visible size). */
   shown?(): void;
+  /** Where the learner is in this panel's drawing (null when there is nothing to be in). */
+  place?(): PanelPlace | null;
+  /** Go back to a place (from a share link); false when this run's drawing has no such place. */
+  restore?(place: PanelPlace): boolean;
 }
