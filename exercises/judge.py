@@ -5,7 +5,7 @@
     python exercises/judge.py show ID [--lang zh]
     python exercises/judge.py start ID [PATH]
     python exercises/judge.py check ID FILE [--json] [--public-only] [--lang zh]
-    python exercises/judge.py mistakes [ID ...] [--update]
+    python exercises/judge.py mistakes [ID ...] [--update [--force]]
 
 ID is the exercise's id (graph-walk), folder (01-graph-walk) or number (1). ``check`` grades FILE
 in a child process with the exercise's time and memory limits, public and hidden tests, and
@@ -129,7 +129,7 @@ def cmd_mistakes(args):
         if not texts:
             continue
         try:
-            sigs = mistakes.update(e) if args.update else mistakes.signatures(e)
+            sigs = mistakes.update(e, force=args.force) if args.update else mistakes.signatures(e)
         except HarnessError as exc:
             print(f"judge.py: the judge itself failed (not your code): {exc}", file=sys.stderr)
             return EXIT_INTERNAL
@@ -167,7 +167,9 @@ def build_parser():
     p = sub.add_parser("mistakes", help="the known mistakes (mutants with a message) of exercises")
     p.add_argument("ids", nargs="*", help="exercises (default: all)")
     p.add_argument("--lang", choices=catalog.LANGS, default="en")
-    p.add_argument("--update", action="store_true", help="recompute .meta/mutant_outcomes.json")
+    p.add_argument("--update", action="store_true",
+                   help="write .meta/mutant_outcomes.json (stale or missing signatures recomputed)")
+    p.add_argument("--force", action="store_true", help="with --update: recompute every signature")
     p.set_defaults(fn=cmd_mistakes)
     return parser
 

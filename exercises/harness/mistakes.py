@@ -11,6 +11,12 @@ Two files per exercise, both in ``.meta/`` (never sent to a child, never in ``pu
   diff; a stale or missing signature is recomputed when needed (once per process), so a changed
   test never makes a message wrong, only slower the first time.
 
+The browser's own run (``inprocess.py``) has only the public cases: ``public_feedback()`` gives
+the part of each signature about them (and, for the engine exercises, the reference's traces of
+the public cases, ``.meta/public_traces.json``), which the web build exports with the harness
+(``harness/feedback/<id>.json``). Nothing about a hidden case is in it: not its name, not its
+outcome.
+
 A submission matches a mutant when the set of cases it did not pass equals the mutant's (over
 the cases that ran) and, on every public case in that set, its outcome equals the mutant's
 within the case's tolerance. The message says which mistake it looks like; it names no test
@@ -25,8 +31,8 @@ import threading
 
 from .compare import PASSED, compare_outcomes
 
-__all__ = ["messages", "signature_key", "signatures", "compute_signature", "match", "update",
-           "LANGS"]
+__all__ = ["messages", "signature_key", "public_key", "signatures", "compute_signature", "match",
+           "match_public", "update", "public_feedback", "LANGS"]
 
 LANGS = ("en", "zh")
 MESSAGES_FILE = "mistakes.json"
@@ -51,6 +57,17 @@ def signature_key(exercise, name: str) -> str:
     diff = (exercise.path / ".meta" / "mutants" / f"{name}.diff").read_text(encoding="utf-8")
     for part in (exercise.reference_source(), exercise.public_tests_source(),
                  exercise.hidden_tests_source(), diff):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def public_key(exercise, name: str) -> str:
+    """What the public part of a signature depends on: the reference, the public tests, the
+    mutant (not the hidden tests, which change more often)."""
+    digest = hashlib.sha256()
+    diff = (exercise.path / ".meta" / "mutants" / f"{name}.diff").read_text(encoding="utf-8")
+    for part in (exercise.reference_source(), exercise.public_tests_source(), diff):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()
@@ -93,7 +110,8 @@ def compute_signature(exercise, name: str, *, runner=None, env=None) -> dict:
     failing = [c.name for c in cases if statuses[c.name] != PASSED]
     public = {c.name: _outcome(run.cases.get(c.name)) for c in cases
               if not c.hidden and c.name in failing}
-    return {"key": signature_key(exercise, name), "failing": failing, "public": public}
+    return {"key": signature_key(exercise, name), "public_key": public_key(exercise, name),
+            "failing": failing, "public": public}
 
 
 def _outcome(frame):
@@ -137,19 +155,33 @@ def match(exercise, tests: list, frames: dict, *, runner=None, env=None) -> list
     texts = messages(exercise)
     if not failing or not texts:
         return []
-    ran = {t["name"] for t in tests}
-    tolerance = {c.name: c.tolerance for c in exercise.cases()}
     try:
         sigs = signatures(exercise, runner=runner, env=env)
     except Exception:  # noqa: BLE001 (a broken mutant must never break a grading)
         return []
+    tolerance = {c.name: c.tolerance for c in exercise.cases()}
+    known = [{"mutant": name, "message": texts[name], "failing": sig["failing"], "public": sig.get("public", {})}
+             for name, sig in sigs.items()]
+    return _matching(known, tests, frames, tolerance)
+
+
+def match_public(known: list, tests: list, frames: dict, tolerance: dict) -> list:
+    """``match`` for the browser's public-only run, from ``public_feedback()["mistakes"]``."""
+    return _matching(known, tests, frames, tolerance)
+
+
+def _matching(known, tests, frames, tolerance) -> list:
+    failing = {t["name"] for t in tests if t["status"] != PASSED}
+    if not failing:
+        return []
+    ran = {t["name"] for t in tests}
     found = []
-    for name, sig in sigs.items():
-        if set(sig["failing"]) & ran != failing:
+    for k in known:
+        if set(k["failing"]) & ran != failing:
             continue
-        if all(_same(frames.get(case), outcome, tolerance[case])
-               for case, outcome in sig.get("public", {}).items() if case in ran):
-            found.append({"mutant": name, "message": {lang: texts[name][lang] for lang in LANGS}})
+        if all(_same(frames.get(case), outcome, tolerance.get(case))
+               for case, outcome in k["public"].items() if case in ran):
+            found.append({"mutant": k["mutant"], "message": {lang: k["message"][lang] for lang in LANGS}})
     return found
 
 
@@ -162,11 +194,53 @@ def _same(frame, outcome, tolerance) -> bool:
     return status == PASSED
 
 
-def update(exercise, *, runner=None, env=None) -> dict:
-    """Recompute the signatures of every mutant with a message and write
-    ``mutant_outcomes.json``; returns ``{name: signature}``."""
-    sigs = {name: compute_signature(exercise, name, runner=runner, env=env) for name in messages(exercise)}
+def update(exercise, *, runner=None, env=None, force: bool = False) -> dict:
+    """Write ``mutant_outcomes.json`` with the signature of every mutant with a message:
+    recomputed when stale or missing (or every one, with ``force``: after a change of kael that
+    the key does not cover); and, for the engine exercises, ``public_traces.json``. Returns
+    ``{name: signature}``."""
+    stored = {} if force else _stored(exercise).get("mutants", {})
+    sigs = {}
+    for name in messages(exercise):
+        sig = stored.get(name)
+        current = sig is not None and sig.get("key") == signature_key(exercise, name)
+        sigs[name] = sig if current else compute_signature(exercise, name, runner=runner, env=env)
+        sigs[name]["public_key"] = public_key(exercise, name)
     path = exercise.path / ".meta" / OUTCOMES_FILE
     path.write_text(json.dumps({"mutants": sigs}, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
                     encoding="utf-8")
+    from . import tracediff
+
+    traces = tracediff.reference_traces(exercise, runner=runner, env=env, force=force)
+    if traces is not None:
+        (exercise.path / ".meta" / tracediff.TRACES_FILE).write_text(
+            json.dumps(traces, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return sigs
+
+
+def public_feedback(exercise) -> dict:
+    """What the browser's public-only run needs to name a known mistake and draw a trace diff,
+    from the stored files only (never computed here; a stale entry is left out):
+    ``{"mistakes": [{"mutant", "message", "failing", "public"}], "mode", "traces"}``, where
+    ``failing`` are the public cases the mutant does not pass (a mutant that passes every public
+    case is left out: it cannot match a public run) and ``public`` its outcomes on them;
+    ``mode``/``traces`` (engine exercises): the reference's trace of each public case."""
+    from . import tracediff
+
+    public = {c.name for c in exercise.public_cases()}
+    stored = _stored(exercise).get("mutants", {})
+    known = []
+    for name, text in messages(exercise).items():
+        sig = stored.get(name)
+        if sig is None or sig.get("public_key") != public_key(exercise, name):
+            continue
+        failing = [case for case in sig["failing"] if case in public]
+        if failing:
+            known.append({"mutant": name, "message": {lang: text[lang] for lang in LANGS},
+                          "failing": failing, "public": {k: v for k, v in sig["public"].items() if k in public}})
+    out = {"exercise": exercise.id, "mistakes": known}
+    traces = tracediff.stored_reference_traces(exercise)
+    if traces is not None:
+        out["mode"] = tracediff.TRACED[exercise.id]
+        out["traces"] = traces
+    return out

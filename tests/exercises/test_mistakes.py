@@ -39,10 +39,18 @@ def test_reference_and_starter_match_no_mistake(graded, exercise):
     assert graded[(exercise, "starter")]["mistakes"] == []
 
 
-@pytest.mark.parametrize("exercise", [e.id for e in NEW])
-def test_every_mutant_of_the_new_exercises_has_a_message(exercise):
+@pytest.mark.parametrize("exercise", [e.id for e in catalog.load_all()])
+def test_every_hand_written_mutant_has_a_message_in_both_languages(exercise):
+    """Every .meta/mutants/*.diff (the late ones included) tells the learner its mistake, in
+    English and in Chinese."""
     e = catalog.find(exercise)
-    assert set(mistakes.messages(e)) == set(e.mutants())
+    texts = mistakes.messages(e)
+    assert not sorted(set(e.mutants()) - set(texts)), "mutants without a message in .meta/mistakes.json"
+    for name, text in texts.items():
+        assert set(text) == {"en", "zh"} and all(t.strip() for t in text.values()), name
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in text["zh"]), f"{name}: zh is not Chinese"
+        assert not any("\u4e00" <= ch <= "\u9fff" for ch in text["en"]), f"{name}: en has Chinese"
+        assert text["en"].count("`") % 2 == 0 and text["zh"].count("`") % 2 == 0, f"{name}: unbalanced `code`"
 
 
 @pytest.mark.parametrize("exercise", [e.id for e in WITH_MESSAGES])
