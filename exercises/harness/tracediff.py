@@ -34,7 +34,8 @@ from pathlib import Path
 from .child import MARK
 from .tracechild import WALKED
 
-__all__ = ["TRACED", "trace_diff", "first_divergence", "format_trace_diff"]
+__all__ = ["TRACED", "trace_diff", "diff", "first_divergence", "format_trace_diff", "reference_traces",
+           "stored_reference_traces", "traces_key"]
 
 TRACED = {"backward-engine": "engine", "dependency-count": "counts", "deep-chain": "walk"}
 HERE = Path(__file__).resolve().parent
@@ -129,9 +130,14 @@ def trace_diff(exercise, code, tests, *, runner, env, limits):
         ref = _reference_trace(exercise, failing, mode, runner, limits, env)
     except Exception:  # noqa: BLE001 (a trace is an aid: it must never break a grading)
         return None
+    return diff(failing, mode, mine, ref)
+
+
+def diff(case, mode, mine: dict, ref: dict) -> dict:
+    """The ``trace_diff`` of two traces (``{"steps", "error"}``) of public case ``case``."""
     at = first_divergence(mine["steps"], ref["steps"])
     return {
-        "case": failing,
+        "case": case,
         "mode": mode,
         "step": None if at is None else at + 1,
         "agree": len(mine["steps"]) if at is None else at,
@@ -142,6 +148,55 @@ def trace_diff(exercise, code, tests, *, runner, env, limits):
         "yours_error": mine["error"],
         "reference_error": ref["error"],
     }
+
+
+# -- the reference's traces of the public cases, stored for the browser ---------------------------
+
+TRACES_FILE = "public_traces.json"
+
+
+def traces_key(exercise) -> str:
+    """What the stored traces depend on: the reference, the public tests, the recorder, the mode."""
+    digest = hashlib.sha256()
+    for part in (exercise.reference_source(), exercise.public_tests_source(),
+                 (HERE / "tracechild.py").read_text(encoding="utf-8"), TRACED[exercise.id]):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def reference_traces(exercise, *, runner=None, env=None, force=False):
+    """``{"key", "traces": {case: {"steps", "error"}}}``: the reference's trace of every public
+    case (``None`` for an exercise without traces); the stored one when current, unless ``force``."""
+    from .grade import _env
+    from .runner import LocalRunner
+
+    mode = TRACED.get(exercise.id)
+    if mode is None:
+        return None
+    key = traces_key(exercise)
+    path = exercise.path / ".meta" / TRACES_FILE
+    if not force and path.is_file():
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored.get("key") == key:
+            return stored
+    runner = runner or LocalRunner()
+    env = _env(env)
+    limits = exercise.limits()
+    traces = {c.name: _run_trace(exercise, exercise.reference_source(), c.name, mode, runner, limits, env)
+              for c in exercise.public_cases()}
+    return {"key": key, "traces": traces}
+
+
+def stored_reference_traces(exercise):
+    """The stored traces by case when they are current, else ``None``."""
+    if exercise.id not in TRACED:
+        return None
+    path = exercise.path / ".meta" / TRACES_FILE
+    if not path.is_file():
+        return None
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    return stored["traces"] if stored.get("key") == traces_key(exercise) else None
 
 
 # -- text ---------------------------------------------------------------------------------------

@@ -64,3 +64,97 @@ def test_in_process_traceback_shows_the_learners_frames_with_their_paths():
     assert 'File "graph_walk.py", line 5, in walk' in message
     assert "ZeroDivisionError: division by zero" in message
     assert "inprocess.py" not in message and "child.py" not in message
+
+
+# -- feedback that names the mistake, from the public data the browser gets ----------------------
+
+from harness import mistakes, tracediff  # noqa: E402
+
+
+def _interpreter_wide(source):
+    """A mutant that changes the interpreter itself (the recursion limit): not run in process."""
+    return "setrecursionlimit" in source
+
+
+# Mistakes only the judge's child can see: the browser has no such rule to break.
+JUDGE_ONLY = {
+    ("backward-engine", "loads_engine_from_disk"): "kael's engine is switched off in the judge's child only",
+}
+
+KNOWN = [pytest.param(e.id, k["mutant"], id=f"{e.id}:{k['mutant']}")
+         for e in catalog.load_all() for k in mistakes.public_feedback(e)["mistakes"]
+         if not _interpreter_wide(e.mutants()[k["mutant"]]) and (e.id, k["mutant"]) not in JUDGE_ONLY]
+TRACED_KNOWN = [p for p in KNOWN if p.values[0] in tracediff.TRACED]
+
+
+def _run_with_feedback(e, code):
+    return run_public(code, e.public_tests_source(), e.module_name, exercise_id=e.id,
+                      solution_file=e.solution_file, test_file=e.test_file,
+                      feedback=mistakes.public_feedback(e))
+
+
+@pytest.mark.parametrize("exercise,name", KNOWN)
+def test_run_tests_names_each_known_mistake_from_the_public_data(exercise, name):
+    """Every mutant that fails a public case, run as the browser runs it (in process, with only
+    the exported public feedback), is named as its own known mistake, in both languages."""
+    e = catalog.find(exercise)
+    report = _run_with_feedback(e, e.mutants()[name])
+    assert report["verdict"] != "Accepted"
+    found = {m["mutant"]: m["message"] for m in report["mistakes"]}
+    assert name in found, f"matched {sorted(found)}"
+    assert set(found[name]) == {"en", "zh"} and all(found[name].values())
+
+
+@pytest.mark.parametrize("exercise,name", TRACED_KNOWN)
+def test_run_tests_traces_the_first_failing_public_case(exercise, name):
+    e = catalog.find(exercise)
+    report = _run_with_feedback(e, e.mutants()[name])
+    d = report["trace_diff"]
+    first = next(t["name"] for t in report["tests"] if t["status"] != "passed")
+    assert d is not None and d["case"] == first and d["mode"] == tracediff.TRACED[exercise]
+    assert d["reference_steps"] == mistakes.public_feedback(e)["traces"][first]["steps"]
+    assert d["step"] is not None or d["yours_error"] != d["reference_error"]
+    assert d["yours_steps"][: d["agree"]] == d["reference_steps"][: d["agree"]]
+
+
+@pytest.mark.parametrize("exercise", sorted(tracediff.TRACED))
+def test_run_tests_of_the_reference_and_the_starter(exercise):
+    e = catalog.find(exercise)
+    ok = _run_with_feedback(e, e.reference_source())
+    assert ok["verdict"] == "Accepted" and ok["mistakes"] == [] and ok["trace_diff"] is None
+    starter = _run_with_feedback(e, e.starter())
+    assert starter["mistakes"] == []
+    d = starter["trace_diff"]
+    assert d is not None and d["yours_error"]["type"] == "NotImplementedError"
+
+
+def test_run_tests_shows_where_a_deep_chain_walk_goes_wrong():
+    e = catalog.find("deep-chain")
+    d = _run_with_feedback(e, e.mutants()["first_reached_level"])["trace_diff"]
+    assert (d["case"], d["step"], d["yours"]["node"]) == ("test_short_and_long_path", 4, "AddBackward")
+    assert (d["yours"]["depth"], d["reference"]["depth"]) == (3, 4)
+
+
+def test_run_tests_without_feedback_data_names_nothing():
+    e = catalog.find("deep-chain")
+    report = run_public(e.mutants()["no_seen_set"], e.public_tests_source(), e.module_name,
+                        exercise_id=e.id, feedback={})
+    assert report["verdict"] == "Wrong Answer" and report["mistakes"] == [] and report["trace_diff"] is None
+
+
+@pytest.mark.parametrize("exercise", IDS)
+def test_public_feedback_is_current_and_holds_nothing_hidden(exercise):
+    """What the web build ships: every known mistake that fails a public case (its stored public
+    signature current), the reference's traces current, and no hidden case's name."""
+    e = catalog.find(exercise)
+    feedback = mistakes.public_feedback(e)
+    text = repr(feedback)
+    assert not [c.name for c in e.hidden_cases() if repr(c.name) in text]
+    public = {c.name for c in e.public_cases()}
+    stored = mistakes._stored(e).get("mutants", {})
+    stale = [n for n in mistakes.messages(e) if stored.get(n, {}).get("public_key") != mistakes.public_key(e, n)]
+    assert not stale, f"run: python exercises/judge.py mistakes {exercise} --update  (stale: {stale})"
+    for k in feedback["mistakes"]:
+        assert k["failing"] and set(k["failing"]) <= public and set(k["public"]) <= public
+    if exercise in tracediff.TRACED:
+        assert set(feedback.get("traces") or ()) == public, "run judge.py mistakes --update"

@@ -7,10 +7,16 @@ writes, in the shapes of the judge server's API (so the page reads both the same
     OUT_DIR/exercises.json         {"data": [summary, ...], "count": n}   (GET /api/exercises)
     OUT_DIR/exercises/<id>.json    the exercise's public dict             (GET /api/exercises/<id>)
     OUT_DIR/harness.json           {"files": [{"path", "text"}]}: the harness package, which the
-                                   browser runs public tests with, in-process
+                                   browser runs public tests with, in-process, and with it
+                                   harness/feedback/<id>.json: mistakes.public_feedback(), the
+                                   known mistakes' public outcomes and the reference's traces of
+                                   the public cases (what "Run tests" names a mistake and draws a
+                                   trace diff with)
 
 Only what ``Exercise.public_dict()`` gives (metadata, statements, hints, starter, public tests)
-leaves the exercises folder: never ``.meta/`` (reference solutions, hidden tests, mutants).
+leaves the exercises folder: never ``.meta/`` (reference solutions, hidden tests, mutants), only
+the public part of what is derived from it (checked: no reference or hidden source, no hidden
+case's name).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ def export(out: Path) -> int:
     folder.mkdir(parents=True, exist_ok=True)
 
     summaries = []
+    feedback = []
     for path in sorted(EXERCISES.iterdir()) if EXERCISES.is_dir() else []:
         if not (path / ".meta" / "config.json").is_file():
             continue
@@ -49,6 +56,7 @@ def export(out: Path) -> int:
                 raise SystemExit(f"export_exercises: {exercise.id}: a .meta/ file leaked into the export")
         (folder / f"{exercise.id}.json").write_text(text, encoding="utf-8")
         summaries.append(exercise.summary())
+        feedback.append({"path": f"harness/feedback/{exercise.id}.json", "text": _feedback(exercise, secrets)})
     summaries.sort(key=lambda e: e["number"])
     (out / "exercises.json").write_text(
         json.dumps({"data": summaries, "count": len(summaries)}, ensure_ascii=False), encoding="utf-8"
@@ -59,9 +67,21 @@ def export(out: Path) -> int:
         {"path": f"harness/{p.relative_to(harness).as_posix()}", "text": p.read_text(encoding="utf-8")}
         for p in sorted(harness.rglob("*.py"))
         if "__pycache__" not in p.parts
-    ]
+    ] + feedback
     (out / "harness.json").write_text(json.dumps({"files": files}, ensure_ascii=False), encoding="utf-8")
     return len(summaries)
+
+
+def _feedback(exercise, secrets) -> str:
+    """The exercise's public feedback data as JSON; refuses one that names a hidden case."""
+    from harness import mistakes
+
+    text = json.dumps(mistakes.public_feedback(exercise), ensure_ascii=False)
+    hidden = [c.name for c in exercise.hidden_cases()]
+    leaked = [name for name in hidden if json.dumps(name) in text]
+    if leaked or any(s.strip() and json.dumps(s, ensure_ascii=False)[1:-1] in text for s in secrets):
+        raise SystemExit(f"export_exercises: {exercise.id}: hidden data in the feedback ({leaked or 'a source'})")
+    return text
 
 
 if __name__ == "__main__":
