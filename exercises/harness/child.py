@@ -238,6 +238,8 @@ def main(argv):
         given = group.get("given", {})
         for name in group["names"]:
             tests.append((name, getattr(module, name), module, given.get(name)))
+    if job.get("rules"):  # the exercise's rules (harness/rules.py), before the submission runs
+        _load(os.path.join(task_dir, "judge_rules.py"), "judge_rules").enforce(job["rules"])
     try:
         submission = _load(submission_path, job["module"], code)
     except BaseException as exc:

@@ -24,7 +24,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import catalog, mistakes, tracediff
+from . import catalog, mistakes, rules, tracediff
 from .child import MARK
 from .compare import ERROR, compare_outcomes
 from .report import (
@@ -39,6 +39,7 @@ from .runner import Limits, LocalRunner
 __all__ = ["grade", "HarnessError", "reference_outcomes", "run_child", "clear_cache"]
 
 CHILD = Path(__file__).with_name("child.py")
+RULES = Path(__file__).with_name("rules.py")
 MAX_OUTPUT_SHOWN = 8000
 
 
@@ -177,6 +178,9 @@ def run_child(exercise, code, cases, runner, limits, env, given=None):
     task_dir = Path(make_dir()) if make_dir else Path(tempfile.mkdtemp(prefix="kael-judge-"))
     try:
         shutil.copyfile(CHILD, task_dir / "child.py")
+        exercise_rules = exercise.config.get("rules") or {}
+        if exercise_rules:
+            shutil.copyfile(RULES, task_dir / "judge_rules.py")
         (task_dir / exercise.solution_file).write_text(code, encoding="utf-8")
         groups = []
         public = [c.name for c in cases if not c.hidden]
@@ -190,7 +194,8 @@ def run_child(exercise, code, cases, runner, limits, env, given=None):
             (task_dir / "hidden_test.py").write_text(exercise.hidden_tests_source(), encoding="utf-8")
             groups.append({"file": "hidden_test.py", "module": "hidden_test", "names": hidden,
                            "given": {n: given[n] for n in hidden if n in given}})
-        job = {"submission": exercise.solution_file, "module": exercise.module_name, "tests": groups}
+        job = {"submission": exercise.solution_file, "module": exercise.module_name, "tests": groups,
+               "rules": exercise_rules}
         (task_dir / "job.json").write_text(json.dumps(job), encoding="utf-8")
         # A runner that starts the child as another user says who may read the folder
         # (the sandbox: its slot only); the local runner's child is this user.
@@ -226,7 +231,7 @@ def reference_outcomes(exercise, runner=None, env=None) -> dict:
     reference = exercise.reference_source()
     digest = hashlib.sha256()
     for part in (reference, exercise.public_tests_source(), exercise.hidden_tests_source(),
-                 json.dumps(sorted(env.items()))):
+                 json.dumps(sorted(env.items())), json.dumps(exercise.config.get("rules"))):
         digest.update(part.encode())
         digest.update(b"\0")
     key = (exercise.id, digest.hexdigest())
@@ -257,6 +262,9 @@ def reference_outcomes(exercise, runner=None, env=None) -> dict:
             frame = run.cases.get(c.name)
             if frame is None or "value" not in frame and "raised" not in frame:
                 raise HarnessError(f"the reference solution of {exercise.id} gave no usable result for {c.name}: {frame}")
+            if "raised" in frame and rules.refusal(frame["raised"].get("message", "")):
+                raise HarnessError(f"{exercise.id}: {c.name} uses what the exercise's rules refuse "
+                                   f"(.meta/config.json): {frame['raised']['message']}")
             outcomes[c.name] = {k: frame[k] for k in ("value", "raised") if k in frame}
             if c.given:
                 outcomes[c.name]["given"] = _checked_given(exercise, c, run.given.get(c.name), frame)

@@ -13,23 +13,21 @@ def _leaf(values):
 
 
 def _grads_of(fn, *values):
+    """The input gradients of fn(*leaves) given a seeded g. kael's own backward of the six ops is
+    switched off in this exercise (.meta/config.json), so g goes in as y.backward(g): expected
+    values come from the reference's run, in its own process."""
     xs = [_leaf(v) for v in values]
     y = fn(*xs)
     kael.manual_seed(3)
-    w = kael.randn(*y.shape, dtype=kael.float64)
-    (y * w).sum().backward()
+    y.backward(kael.randn(*y.shape, dtype=kael.float64))
     return [x.grad.tolist() for x in xs]
 
 
-def _matches_kael(mine, theirs, *values):
-    return [_grads_of(mine, *values), _grads_of(theirs, *values)]
-
-
 def test_mul_matrix(m):
-    """Mul on 2 x 3 operands: gradients equal kael's a * b"""
+    """Mul on 2 x 3 operands"""
     a = [[1.0, -2.0, 3.0], [0.5, 0.0, -1.5]]
     b = [[2.0, 2.0, -1.0], [4.0, 3.0, 0.25]]
-    return _matches_kael(m.Mul.apply, lambda x, y: x * y, a, b)
+    return _grads_of(m.Mul.apply, a, b)
 
 
 def test_mul_same_tensor_twice(m):
@@ -40,8 +38,8 @@ def test_mul_same_tensor_twice(m):
 
 
 def test_div_matrix(m):
-    """Div on 2 x 2 operands: gradients equal kael's a / b"""
-    return _matches_kael(m.Div.apply, lambda x, y: x / y, [[1.0, -2.0], [3.0, 4.0]], [[0.5, 2.0], [-4.0, 8.0]])
+    """Div on 2 x 2 operands"""
+    return _grads_of(m.Div.apply, [[1.0, -2.0], [3.0, 4.0]], [[0.5, 2.0], [-4.0, 8.0]])
 
 
 def test_exp_log_chain(m):
@@ -57,19 +55,19 @@ def test_tanh_saturates(m):
     return _grads_of(m.Tanh.apply, [20.0, -20.0, 0.0])
 
 
-def test_sigmoid_matches_kael(m):
-    """Sigmoid on several values: gradients equal kael.sigmoid's"""
-    return _matches_kael(m.Sigmoid.apply, kael.sigmoid, [-4.0, -0.5, 0.0, 0.5, 4.0])
+def test_sigmoid_several_values(m):
+    """Sigmoid on several values"""
+    return _grads_of(m.Sigmoid.apply, [-4.0, -0.5, 0.0, 0.5, 4.0])
 
 
-def test_tanh_matches_kael(m):
-    """Tanh on several values: gradients equal kael.tanh's"""
-    return _matches_kael(m.Tanh.apply, kael.tanh, [-1.5, -0.1, 0.3, 2.0])
+def test_tanh_several_values(m):
+    """Tanh on several values"""
+    return _grads_of(m.Tanh.apply, [-1.5, -0.1, 0.3, 2.0])
 
 
-def test_log_matches_kael(m):
-    """Log on several values: gradients equal kael.log's"""
-    return _matches_kael(m.Log.apply, kael.log, [0.1, 1.0, 3.0, 10.0])
+def test_log_several_values(m):
+    """Log on several values"""
+    return _grads_of(m.Log.apply, [0.1, 1.0, 3.0, 10.0])
 
 
 def test_gradcheck_all(m):
@@ -177,8 +175,7 @@ def test_generated_functions(m):
         else:
             xs = [_seeded_leaf(rng, shape, dtype), _seeded_leaf(rng, shape, dtype, positive=name == "Div")]
         y = getattr(m, name).apply(*xs)
-        w = _seeded_leaf(rng, list(y.shape), dtype).detach()
-        (y * w).sum().backward()
+        y.backward(_seeded_leaf(rng, list(y.shape), dtype).detach())
         out.append([name, _summary(y.detach())] + [_summary(x.grad) for x in xs])
     return out
 

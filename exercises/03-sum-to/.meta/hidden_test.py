@@ -86,13 +86,10 @@ def test_sum_to_mismatched_dim_raises(m):
 
 
 def test_sum_to_is_the_gradient_of_broadcast(m):
-    """sum_to(g, b.shape) equals the gradient kael gives b in (a + b) * w"""
-    a = _arange(2, 3, 4)
-    b = kael.tensor([[1.0], [2.0], [3.0]], dtype=kael.float64, requires_grad=True)
+    """sum_to(w, b.shape): the gradient b gets in ((a + b) * w).sum() for a of shape [2, 3, 4] and
+    b of shape [3, 1] (kael's own sum_to is switched off here: the reference's run gives it)"""
     w = _arange(2, 3, 4) * 0.5 - 3.0
-    ((a + b) * w).sum().backward()
-    mine = m.sum_to(w, tuple(b.shape))
-    return [mine.tolist(), b.grad.tolist()]
+    return m.sum_to(w, (3, 1)).tolist()
 
 
 def test_sum_to_large(m):

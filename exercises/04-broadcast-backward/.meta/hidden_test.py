@@ -1,4 +1,7 @@
-"""Hidden tests of broadcast_ops: named regression cases, then seeded generated ones."""
+"""Hidden tests of broadcast_ops: named regression cases, then seeded generated ones. kael's own
+backward of these ops and its sum_to are switched off here (.meta/config.json): each test
+returns what the submission computes, and the reference's run, in its own process, gives the
+expected value."""
 
 import random
 
@@ -16,40 +19,37 @@ def _rand(*shape, seed=0, shift=0.0):
 def _grads(fn, a, b):
     y = fn(a, b)
     kael.manual_seed(99)
-    w = kael.randn(*y.shape, dtype=kael.float64)
-    (y * w).sum().backward()
+    y.backward(kael.randn(*y.shape, dtype=kael.float64))
     return [list(a.grad.shape), a.grad.tolist(), list(b.grad.shape), b.grad.tolist()]
 
 
-def _versus_kael(mine, theirs, shape_a, shape_b, shift=0.0):
-    a1, b1 = _rand(*shape_a, seed=1, shift=shift), _rand(*shape_b, seed=2, shift=shift)
-    a2, b2 = _rand(*shape_a, seed=1, shift=shift), _rand(*shape_b, seed=2, shift=shift)
-    return [_grads(mine, a1, b1), _grads(theirs, a2, b2)]
+def _seeded_grads(fn, shape_a, shape_b, shift=0.0):
+    return _grads(fn, _rand(*shape_a, seed=1, shift=shift), _rand(*shape_b, seed=2, shift=shift))
 
 
 def test_add_batch_broadcast(m):
     """Add of [2, 1, 3] and [4, 1]: both gradients summed to their own shapes"""
-    return _versus_kael(m.Add.apply, lambda a, b: a + b, (2, 1, 3), (4, 1))
+    return _seeded_grads(m.Add.apply, (2, 1, 3), (4, 1))
 
 
 def test_sub_leading_dims(m):
     """Sub of [3] and [2, 4, 3]"""
-    return _versus_kael(m.Sub.apply, lambda a, b: a - b, (3,), (2, 4, 3))
+    return _seeded_grads(m.Sub.apply, (3,), (2, 4, 3))
 
 
 def test_mul_both_broadcast(m):
     """Mul of [3, 1] and [1, 5]"""
-    return _versus_kael(m.Mul.apply, lambda a, b: a * b, (3, 1), (1, 5))
+    return _seeded_grads(m.Mul.apply, (3, 1), (1, 5))
 
 
 def test_mul_middle_one(m):
     """Mul of [2, 3, 4] and [3, 1]"""
-    return _versus_kael(m.Mul.apply, lambda a, b: a * b, (2, 3, 4), (3, 1))
+    return _seeded_grads(m.Mul.apply, (2, 3, 4), (3, 1))
 
 
 def test_div_batch(m):
     """Div of [2, 3] and [4, 1, 3] (the divisor kept away from zero)"""
-    return _versus_kael(m.Div.apply, lambda a, b: a / b, (2, 3), (4, 1, 3), shift=0.5)
+    return _seeded_grads(m.Div.apply, (2, 3), (4, 1, 3), shift=0.5)
 
 
 def test_div_scalar_divisor(m):
@@ -86,9 +86,9 @@ def test_bias_in_a_linear_layer(m):
     x = _rand(5, 3, seed=10)
     w = _rand(3, 4, seed=11)
     bias = _rand(4, seed=12)
-    y = m.Add.apply(x @ w, bias)
+    y = m.Add.apply((x @ w).detach().requires_grad_(), bias)
     y.sum().backward()
-    return [bias.grad.tolist(), w.grad.tolist()]
+    return bias.grad.tolist()
 
 
 def test_operand_used_twice(m):
@@ -150,8 +150,7 @@ def test_generated_broadcasting(m):
         a = _seeded(rng, shape_a, dtype)
         b = _seeded(rng, shape_b, dtype, divisor=name == "Div")
         y = getattr(m, name).apply(a, b)
-        w = _seeded(rng, list(y.shape), dtype).detach()
-        (y * w).sum().backward()
+        y.backward(_seeded(rng, list(y.shape), dtype).detach())
         out.append([name, str(y.dtype)] + [[list(t.grad.shape), str(t.grad.dtype), t.grad.tolist()] for t in (a, b)])
     return out
 
@@ -166,9 +165,9 @@ test_generated_broadcasting.atol = 1e-5
 def test_size_one_leading_dim_before_a_size_one_dim(m):
     """Add of [1, 3, 4] and [3, 1]: b's gradient sums the dim that is 1 in b, after a leading dim
     of size 1"""
-    return _versus_kael(m.Add.apply, lambda a, b: a + b, (1, 3, 4), (3, 1))
+    return _seeded_grads(m.Add.apply, (1, 3, 4), (3, 1))
 
 
 def test_zero_size_dim_broadcast_from_one(m):
     """Mul of [2, 0, 3] and [2, 1, 3]: b's gradient sums a zero-size dim to zeros"""
-    return _versus_kael(m.Mul.apply, lambda a, b: a * b, (2, 0, 3), (2, 1, 3))
+    return _seeded_grads(m.Mul.apply, (2, 0, 3), (2, 1, 3))

@@ -1,64 +1,15 @@
 """Hidden tests of backward_engine. kael's engine is switched off for the whole run, before the
-submission is imported (see _switch_off_kael_engine): not only its module attributes, but the
-code of its functions and its files on disk."""
+submission is imported (the rules of .meta/config.json, applied by harness/rules.py): not only
+its module attributes, but the code of its functions and its files on disk; and
+sys.setrecursionlimit is disabled."""
 
-import os
 import random
-import sys
 
 import kael
-import kael.autograd.engine as engine
 import kael.nn as nn
 
 RTOL = 1e-4
 ATOL = 1e-5
-
-_KEPT = ("set_tracer", "gradient_edge", "_fmt")  # helpers, not the engine: the graph viewer uses them
-
-
-def _refused(*args, **kwargs):
-    raise RuntimeError("this exercise asks for your own engine: kael's engine was called")
-
-
-def _engine_file(path) -> bool:
-    """``path`` is kael's engine module: autograd/engine.py or autograd/__pycache__/engine.*.pyc."""
-    if isinstance(path, int):
-        return False
-    try:
-        path = os.path.abspath(os.fsdecode(path))
-    except (TypeError, ValueError):
-        return False
-    folder, name = os.path.split(path)
-    if os.path.basename(folder) == "__pycache__":
-        folder = os.path.dirname(folder)
-    return os.path.basename(folder) == "autograd" and name.startswith("engine") and ".py" in name
-
-
-def _refuse_engine_files(event, args):
-    if event == "open" and args and _engine_file(args[0]):
-        raise PermissionError("this exercise asks for your own engine: kael's engine cannot be loaded")
-
-
-def _switch_off_kael_engine():
-    """Every function of kael's engine gets a body that refuses (so does every reference to it,
-    wherever it is kept), and its source and compiled files cannot be opened (so no private copy
-    can be loaded from disk). This module is loaded before the submission; nothing restores it."""
-    for name, value in list(vars(engine).items()):
-        if (type(value) is type(_refused) and value.__module__ == engine.__name__
-                and name not in _KEPT and not value.__code__.co_freevars):
-            value.__code__ = _refused.__code__
-    sys.addaudithook(_refuse_engine_files)
-
-
-_switch_off_kael_engine()
-
-
-def _setrecursionlimit_disabled(limit):
-    raise RuntimeError("sys.setrecursionlimit is disabled in this exercise: walk the graph with an explicit stack")
-
-
-# This file is loaded before the submission: the rule "no recursion" is enforced, not trusted.
-sys.setrecursionlimit = _setrecursionlimit_disabled
 
 
 def _run(m, root, gradient=None):

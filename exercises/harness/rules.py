@@ -1,0 +1,154 @@
+"""Rules an exercise states, enforced in the child before the submission is imported.
+
+Standalone on purpose (standard library only, no import from the harness package): the harness
+copies this file next to ``child.py`` in the task directory. ``.meta/config.json`` names them:
+
+    "rules": {"switch_off": ["kael.ops.arithmetic:Mul.backward", "kael.autograd.engine:*"],
+              "keep": ["kael.autograd.engine:set_tracer"],
+              "no_recursion": true}
+
+* ``switch_off``: kael functions the exercise asks the learner to write. Each gets a body that
+  refuses (its code object is replaced, so every reference to it refuses, wherever it is kept);
+  ``module:*`` is every function defined in the module except those in ``keep``. The files of
+  those modules (source and compiled) cannot be opened, linked, or read by another process or
+  through ctypes, so no private copy can be loaded from disk.
+* ``no_recursion``: ``sys.setrecursionlimit`` refuses, and so do the ways around it: ctypes
+  (``Py_SetRecursionLimit``), gc's object walks, the CPython test modules; the copy of sys's
+  dict that ``_imp.create_builtin`` restores holds the refusing function too.
+
+Nothing restores them: the child exits when its cases are done. The browser's in-process runs
+(public tests only) do not apply them.
+"""
+
+import os
+import sys
+
+# Audit events that would get around a switched-off module (another process reading its file,
+# ctypes calling the C library's open) or around the recursion limit (ctypes.pythonapi).
+_CTYPES = {"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.call_function",
+           "ctypes.cdata", "ctypes.cdata/buffer", "ctypes.string_at", "ctypes.wstring_at",
+           "ctypes.addressof"}
+_PROCESSES = {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "pty.spawn"}
+_OBJECT_WALKS = {"gc.get_objects", "gc.get_referrers", "gc.get_referents"}
+_TEST_MODULES = {"_testcapi", "_testinternalcapi", "_testlimitedcapi", "_testmultiphase"}
+
+SWITCHED_OFF = ("this exercise asks you to write it yourself: kael's {} is switched off")
+NO_RECURSION = ("sys.setrecursionlimit is disabled in this exercise: walk the graph with an "
+                "explicit stack")
+
+
+def refusal(message):
+    """``message`` is one of these rules refusing (a hidden test must never need that)."""
+    return (message.startswith(SWITCHED_OFF.split("{")[0]) or message == NO_RECURSION
+            or message.endswith("is not allowed in this exercise"))
+
+
+def enforce(rules):
+    """Apply ``rules`` (the ``"rules"`` of the exercise's config) to this process."""
+    events, files = set(), set()
+    if rules.get("switch_off"):
+        files = switch_off(rules["switch_off"], rules.get("keep", ()))
+        events |= _CTYPES | _PROCESSES
+    if rules.get("no_recursion"):
+        _disable_recursion_limit()
+        events |= _CTYPES | _OBJECT_WALKS
+    if events or files:
+        sys.addaudithook(_audit_hook(frozenset(events), frozenset(files)))
+
+
+def switch_off(targets, keep=()):
+    """Give every target function a refusing body; return the files of their modules."""
+    import importlib
+
+    files = set()
+    for target in targets:
+        module_name, _, qualname = target.partition(":")
+        module = importlib.import_module(module_name)
+        files |= _module_files(module)
+        if qualname == "*":
+            found = [(name, value) for name, value in vars(module).items()
+                     if type(value) is type(enforce) and value.__module__ == module_name
+                     and f"{module_name}:{name}" not in keep]
+        else:
+            found = [(qualname, _resolve(module, qualname))]
+        for name, fn in found:
+            fn.__code__ = _refusing_code(fn.__code__, SWITCHED_OFF.format(f"{module_name}.{name}"))
+    return files
+
+
+def _resolve(module, qualname):
+    value = module
+    for part in qualname.split("."):
+        value = getattr(value, part)
+    value = getattr(value, "__func__", value)  # a classmethod's or a bound method's function
+    if type(value) is not type(enforce):
+        raise TypeError(f"{module.__name__}:{qualname} is not a Python function")
+    return value
+
+
+def _refusing_code(code, message):
+    """A code object with ``code``'s name and free variables whose body raises RuntimeError."""
+    free = code.co_freevars
+    cells = "".join(f"    {name} = None\n" for name in free)
+    uses = "".join(f"        {name}\n" for name in free)
+    source = (f"def _outer():\n{cells}    def {code.co_name}(*args, **kwargs):\n{uses}"
+              f"        raise RuntimeError({message!r})\n    return {code.co_name}\n")
+    namespace = {}
+    exec(compile(source, code.co_filename, "exec"), namespace)
+    return namespace["_outer"]().__code__
+
+
+def _module_files(module):
+    """The module's source file and every compiled file of it in ``__pycache__``."""
+    path = getattr(module, "__file__", None)
+    if not path:
+        return set()
+    path = os.path.realpath(path)
+    folder, name = os.path.split(path)
+    stem = name.rsplit(".", 1)[0]
+    files = {path}
+    cache = os.path.join(folder, "__pycache__")
+    try:
+        files |= {os.path.join(cache, f) for f in os.listdir(cache) if f.startswith(stem + ".")}
+    except OSError:
+        pass
+    return files
+
+
+def _blocked_path(path, files):
+    if isinstance(path, int) or not files:
+        return False
+    try:
+        return os.path.realpath(os.fsdecode(path)) in files
+    except (TypeError, ValueError, OSError):
+        return False
+
+
+def _audit_hook(events, files):
+    def hook(event, args):
+        if event in events:
+            raise PermissionError(f"{event} is not allowed in this exercise")
+        if event in ("open", "os.link", "os.symlink", "os.rename", "shutil.copyfile") and args \
+                and _blocked_path(args[0], files):
+            name = os.path.basename(os.fsdecode(args[0]))
+            raise PermissionError(SWITCHED_OFF.format(name) + " (it cannot be loaded from disk)")
+        if event == "import" and args and args[0] in _TEST_MODULES:
+            raise PermissionError(f"importing {args[0]} is not allowed in this exercise")
+
+    return hook
+
+
+def _disable_recursion_limit():
+    """``sys.setrecursionlimit`` refuses; so does every other reference to the original kept in a
+    dict (the copy of sys's dict that ``_imp.create_builtin`` would restore it from)."""
+    import gc
+
+    builtin = type(sys.getrecursionlimit)
+
+    def setrecursionlimit(limit):
+        raise RuntimeError(NO_RECURSION)
+
+    for holder in gc.get_objects():
+        if type(holder) is dict and type(holder.get("setrecursionlimit")) is builtin:
+            holder["setrecursionlimit"] = setrecursionlimit
+    sys.setrecursionlimit = setrecursionlimit
