@@ -327,8 +327,12 @@ def main(argv):
         job = json.load(f)
     import kael
 
+    import kael.viz.walk  # noqa: F401  (the recorder's labels; loaded before the rules hold)
+
     channel.send(event="ready", backend=kael.backend_name())
     tests = child._load(os.path.join(task_dir, "public_test.py"), "public_test")
+    if job.get("rules"):  # the exercise's rules (rules.py), as in the graded run
+        child._load(os.path.join(task_dir, "judge_rules.py"), "judge_rules").enforce(job["rules"])
     try:
         module = child._load(os.path.join(task_dir, job["submission"]), job["module"])
     except BaseException as exc:  # noqa: BLE001

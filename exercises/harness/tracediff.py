@@ -53,9 +53,13 @@ def _run_trace(exercise, code, case, mode, runner, limits, env) -> dict:
     try:
         for script in ("child.py", "tracechild.py"):
             shutil.copyfile(HERE / script, task_dir / script)
+        rules = exercise.config.get("rules") or {}
+        if rules:  # the exercise's rules hold in the traced run too, as in the graded one
+            shutil.copyfile(HERE / "rules.py", task_dir / "judge_rules.py")
         (task_dir / exercise.solution_file).write_text(code, encoding="utf-8")
         (task_dir / "public_test.py").write_text(exercise.public_tests_source(), encoding="utf-8")
-        job = {"submission": exercise.solution_file, "module": exercise.module_name, "case": case, "mode": mode}
+        job = {"submission": exercise.solution_file, "module": exercise.module_name, "case": case, "mode": mode,
+               "rules": rules}
         (task_dir / "job.json").write_text(json.dumps(job), encoding="utf-8")
         seal = getattr(runner, "seal_task_dir", None)
         if seal is not None:
@@ -73,6 +77,10 @@ def _run_trace(exercise, code, case, mode, runner, limits, env) -> dict:
                 continue
             if type(frame) is dict and frame.get("event") == "trace" and type(frame.get("steps")) is list:
                 return {"steps": frame["steps"], "error": frame.get("error")}
+            if type(frame) is dict and frame.get("event") == "load_error":
+                raised = frame.get("raised") if type(frame.get("raised")) is dict else {"type": "MemoryError"}
+                return {"steps": [], "error": {"type": str(raised.get("type")),
+                                               "message": f"(importing your code) {raised.get('message', '')}"[:300]}}
     how = "the time limit" if result.timed_out else f"signal {result.signal}" if result.signal else f"exit status {result.exit_code}"
     return {"steps": [], "error": {"type": "stopped", "message": f"the traced run stopped ({how})"}}
 
@@ -159,7 +167,8 @@ def traces_key(exercise) -> str:
     """What the stored traces depend on: the reference, the public tests, the recorder, the mode."""
     digest = hashlib.sha256()
     for part in (exercise.reference_source(), exercise.public_tests_source(),
-                 (HERE / "tracechild.py").read_text(encoding="utf-8"), TRACED[exercise.id]):
+                 (HERE / "tracechild.py").read_text(encoding="utf-8"), TRACED[exercise.id],
+                 json.dumps(exercise.config.get("rules"), sort_keys=True)):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()

@@ -46,3 +46,30 @@ def test_an_accepted_submission_has_no_feedback():
             "output": "", "syntax_error": None, "backend": "python", "mistakes": [MISTAKE], "trace_diff": TRACE}
     report = public_report(full, None)
     assert report["mistakes"] == [] and report["trace_diff"] is None
+
+
+def test_a_wrong_deep_chain_walk_gets_the_public_trace_diff_and_nothing_from_hidden_cases():
+    """Through the server's grading (LocalRunner: the sandbox is tested elsewhere): a depth that
+    takes the first level a node is reached at diverges at the Add node of a public case; a walk
+    that fails hidden cases only (a longer distance not passed on to the nodes below: the public
+    graphs are too small to show it) gets neither a trace nor a known mistake."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "exercises"))
+    from harness import catalog
+    from harness.runner import LocalRunner
+
+    from server.grading.report import grade_submission
+
+    e = catalog.find("deep-chain")
+    report = grade_submission(e, e.mutants()["first_reached_level"], LocalRunner())
+    d = report["trace_diff"]
+    assert report["verdict"] == "Wrong Answer" and d["mode"] == "walk"
+    assert (d["case"], d["step"], d["yours"]["node"]) == ("test_short_and_long_path", 4, "AddBackward")
+    assert (d["yours"]["depth"], d["reference"]["depth"]) == (3, 4)
+    assert [m["mutant"] for m in report["mistakes"]] == ["first_reached_level"]
+    hidden_only = grade_submission(e, e.mutants()["relaxed_without_repropagation"], LocalRunner())
+    assert hidden_only["verdict"] == "Wrong Answer" and hidden_only["hidden"]["first_failed"]
+    assert all(t["status"] == "passed" for t in hidden_only["tests"])
+    assert hidden_only["trace_diff"] is None and hidden_only["mistakes"] == []
