@@ -262,10 +262,10 @@ def reference_outcomes(exercise, runner=None, env=None) -> dict:
             frame = run.cases.get(c.name)
             if frame is None or "value" not in frame and "raised" not in frame:
                 raise HarnessError(f"the reference solution of {exercise.id} gave no usable result for {c.name}: {frame}")
-            if "raised" in frame and rules.refusal(frame["raised"].get("message", "")):
-                raise HarnessError(f"{exercise.id}: {c.name} uses what the exercise's rules refuse "
-                                   f"(.meta/config.json): {frame['raised']['message']}")
             outcomes[c.name] = {k: frame[k] for k in ("value", "raised") if k in frame}
+            if exercise.config.get("rules") and rules.mentions_refusal(json.dumps(outcomes[c.name])):
+                raise HarnessError(f"{exercise.id}: {c.name} uses what the exercise's rules refuse "
+                                   f"(.meta/config.json): {json.dumps(outcomes[c.name])[:600]}")
             if c.given:
                 outcomes[c.name]["given"] = _checked_given(exercise, c, run.given.get(c.name), frame)
         with _cache_lock:

@@ -12,6 +12,8 @@ copies this file next to ``child.py`` in the task directory. ``.meta/config.json
   ``module:*`` is every function defined in the module except those in ``keep``. The files of
   those modules (source and compiled) cannot be opened, linked, or read by another process or
   through ctypes, so no private copy can be loaded from disk.
+* ``no_nested_backward``: kael's backward pass refuses to start inside another one in the same
+  thread (see ``refuse_nested_backward``); its engine's file is blocked like a switched-off one.
 * ``no_recursion``: ``sys.setrecursionlimit`` refuses, and so do the ways around it: ctypes
   (``Py_SetRecursionLimit``), gc's object walks, the CPython test modules; the copy of sys's
   dict that ``_imp.create_builtin`` restores holds the refusing function too.
@@ -33,14 +35,17 @@ _OBJECT_WALKS = {"gc.get_objects", "gc.get_referrers", "gc.get_referents"}
 _TEST_MODULES = {"_testcapi", "_testinternalcapi", "_testlimitedcapi", "_testmultiphase"}
 
 SWITCHED_OFF = ("this exercise asks you to write it yourself: kael's {} is switched off")
+NESTED_BACKWARD = ("this exercise asks you to write the backward yourself: kael's autograd cannot "
+                   "run inside your backward")
 NO_RECURSION = ("sys.setrecursionlimit is disabled in this exercise: walk the graph with an "
                 "explicit stack")
 
 
-def refusal(message):
-    """``message`` is one of these rules refusing (a hidden test must never need that)."""
-    return (message.startswith(SWITCHED_OFF.split("{")[0]) or message == NO_RECURSION
-            or message.endswith("is not allowed in this exercise"))
+def mentions_refusal(text):
+    """``text`` (a message, or a value as JSON) shows one of these rules refusing: a reference
+    run must never need what they refuse (a test that catches the error would hide it)."""
+    return any(marker in text for marker in (SWITCHED_OFF.split("{")[0], NESTED_BACKWARD,
+                                             NO_RECURSION, "is not allowed in this exercise"))
 
 
 def enforce(rules):
@@ -49,11 +54,58 @@ def enforce(rules):
     if rules.get("switch_off"):
         files = switch_off(rules["switch_off"], rules.get("keep", ()))
         events |= _CTYPES | _PROCESSES
+    if rules.get("no_nested_backward"):
+        refuse_nested_backward()
+        events |= _CTYPES | _PROCESSES
+        files |= _module_files(sys.modules["kael.autograd.engine"])
     if rules.get("no_recursion"):
         _disable_recursion_limit()
         events |= _CTYPES | _OBJECT_WALKS
     if events or files:
         sys.addaudithook(_audit_hook(frozenset(events), frozenset(files)))
+
+
+def refuse_nested_backward():
+    """kael's ``run_backward`` refuses to start inside another backward pass of this thread (a
+    learner's ``backward`` that asks kael's autograd for the gradient it should compute).
+
+    Its code is recompiled from its source with a first statement that walks this thread's
+    frames; ``sys._getframe`` is a constant of that code (not a global the submission could
+    rebind), and the frames are found by code identity."""
+    import ast
+    import inspect
+    import warnings
+
+    from kael.autograd import engine
+
+    fn = engine.run_backward
+    tree = ast.parse(inspect.getsource(fn))
+    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
+    body = tree.body[0].body
+    start = 1 if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else 0
+    check = ast.parse(_NESTED_CHECK.format(message=NESTED_BACKWARD)).body
+    for node in (n for statement in check for n in ast.walk(statement)):
+        if "lineno" in node._attributes:  # tracebacks point at the def line
+            node.lineno = node.end_lineno = tree.body[0].lineno
+    body[start:start] = check
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "'str' object is not callable": the placeholder below
+        module = compile(tree, fn.__code__.co_filename, "exec")
+    code = next(c for c in module.co_consts if type(c) is type(fn.__code__) and c.co_name == fn.__name__)
+    consts = tuple(sys._getframe if c == _GETFRAME else c for c in code.co_consts)
+    fn.__code__ = code.replace(co_consts=consts)
+
+
+_GETFRAME = "__judge_getframe__"
+_NESTED_CHECK = f"""
+_judge_frame = {_GETFRAME!r}(0)
+_judge_up = _judge_frame.f_back
+while _judge_up is not None:
+    if _judge_up.f_code is _judge_frame.f_code:
+        raise RuntimeError({{message!r}})
+    _judge_up = _judge_up.f_back
+del _judge_frame, _judge_up
+"""
 
 
 def switch_off(targets, keep=()):

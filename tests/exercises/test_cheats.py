@@ -39,25 +39,54 @@ _PRIVATE_COPY = _code("""
         return module
     """)
 
-# Each op built with kael inside forward (grad mode on), its backward asks kael's autograd.
+# Each op built with kael inside forward (grad mode on); backward asks kael's autograd for the
+# gradient (``_via_kael``) or runs the one node kael recorded (``_via_node``).
 _AUTOGRAD_INSIDE = _code("""
     import kael
+    import kael.nn.functional as F
+
+
+    def _is_input(a):
+        return isinstance(a, kael.Tensor) and a.is_floating_point()
+
+
+    def _recorded(op, args):
+        with kael.enable_grad():
+            leaves = [a.detach().requires_grad_() if _is_input(a) else a for a in args]
+            y = op(*leaves)
+        return leaves, y
+
+
+    def _function(name, forward, backward):
+        return type(name, (kael.autograd.Function,), {"forward": staticmethod(forward),
+                                                     "backward": staticmethod(backward)})
 
 
     def _via_kael(name, op):
-        def forward(ctx, *xs):
-            with kael.enable_grad():
-                leaves = [x.detach().requires_grad_() for x in xs]
-                y = op(*leaves)
-            ctx.graph = (leaves, y)
+        def forward(ctx, *args):
+            ctx.leaves, ctx.y = _recorded(op, args)
+            return ctx.y.detach()
+
+        def backward(ctx, g):
+            wanted = [a for a in ctx.leaves if _is_input(a)]
+            grads = iter(kael.autograd.grad(ctx.y, wanted, g, allow_unused=True, retain_graph=True))
+            return tuple(next(grads) if _is_input(a) else None for a in ctx.leaves)
+
+        return _function(name, forward, backward)
+
+
+    def _via_node(name, op):
+        def forward(ctx, *args):
+            ctx.leaves, y = _recorded(op, args)
+            ctx.node = y.grad_fn
             return y.detach()
 
         def backward(ctx, g):
-            leaves, y = ctx.graph
-            return tuple(kael.autograd.grad(y, leaves, g, allow_unused=True))
+            grads = ctx.node.apply(g)
+            grads = grads if isinstance(grads, tuple) else (grads,)
+            return tuple(grads) + (None,) * (len(ctx.leaves) - len(grads))
 
-        return type(name, (kael.autograd.Function,), {"forward": staticmethod(forward),
-                                                     "backward": staticmethod(backward)})
+        return _function(name, forward, backward)
     """)
 
 # sum_to by asking kael's autograd to undo a broadcast it made.
@@ -97,7 +126,7 @@ _RAISE_LIMIT_WAYS = {
 
 def _cheats():
     """``{(exercise, name): (source, words one failing test's message must contain)}``."""
-    off = "switched off"
+    off = "this exercise asks you to write"  # a rule refused (the messages of harness/rules.py)
     cheats = {
         ("elementwise-vjps", "kael_functions"): (_code("""
             from kael.ops.arithmetic import Div, Mul
@@ -142,6 +171,54 @@ def _cheats():
         ("matmul-backward", "broadcast_product_inside"): (_AUTOGRAD_INSIDE + _code("""
             MatMul = _via_kael("MatMul", lambda a, b: (a.unsqueeze(-1) * b.unsqueeze(-3)).sum(-2)
                                if a.dim() > 1 and b.dim() > 1 else a @ b)
+            """), off),
+        ("elementwise-vjps", "node_inside"): (_AUTOGRAD_INSIDE + _code("""
+            Mul = _via_node("Mul", lambda a, b: a * b)
+            Div = _via_node("Div", lambda a, b: a / b)
+            Exp = _via_node("Exp", lambda x: x.exp())
+            Log = _via_node("Log", lambda x: x.log())
+            Tanh = _via_node("Tanh", lambda x: x.tanh())
+            Sigmoid = _via_node("Sigmoid", lambda x: x.sigmoid())
+            """), off),
+        ("silu-mul", "autograd_inside"): (
+            catalog.find("silu-mul").reference_source() + _AUTOGRAD_INSIDE
+            + "SiluMul = _via_kael('SiluMul', lambda g, u: F.silu(g) * u)\n", off),
+        ("softmax-cross-entropy", "autograd_inside"): (
+            catalog.find("softmax-cross-entropy").reference_source() + _AUTOGRAD_INSIDE
+            + "SoftmaxCrossEntropy = _via_kael('SoftmaxCrossEntropy', F.cross_entropy)\n", off),
+        ("view-backward", "node_inside"): (
+            catalog.find("view-backward").reference_source() + _AUTOGRAD_INSIDE + _code("""
+            Narrow = _via_node("Narrow", lambda x, dim, start, length: x[(slice(None),) * (dim % x.dim())
+                                                                     + (slice(start, start + length),)])
+            Transpose = _via_node("Transpose", lambda x, a, b: x.transpose(a, b))
+            Expand = _via_node("Expand", lambda x, *shape: x.expand(*shape))
+            """), off),
+        ("index-backward", "node_inside"): (
+            catalog.find("index-backward").reference_source() + _AUTOGRAD_INSIDE + _code("""
+            IndexSelect = _via_node("IndexSelect", lambda x, dim, index: x[(slice(None),) * (dim % x.dim())
+                                                                          + (index,)])
+            Take = _via_node("Take", lambda x, index: x.reshape(-1)[index.reshape(-1)].reshape(index.shape))
+            """), off),
+        ("nonsmooth-reductions", "autograd_inside"): (
+            catalog.find("nonsmooth-reductions").reference_source() + _AUTOGRAD_INSIDE + _code("""
+            Amax = _via_kael("Amax", lambda x, dim: x.amax(dim))
+            Relu = _via_kael("Relu", lambda x: x.relu())
+            Abs = _via_kael("Abs", lambda x: x.abs())
+            """), off),
+        ("nonsmooth-reductions", "node_inside"): (
+            catalog.find("nonsmooth-reductions").reference_source() + _AUTOGRAD_INSIDE + _code("""
+            Amax = _via_node("Amax", lambda x, dim: x.amax(dim))
+            Relu = _via_node("Relu", lambda x: x.relu())
+            Abs = _via_node("Abs", lambda x: x.abs())
+            """), off),
+        ("layernorm-backward", "autograd_inside"): (
+            catalog.find("layernorm-backward").reference_source() + _AUTOGRAD_INSIDE + _code("""
+            def _layer_norm(x, weight, bias, eps):
+                centred = x - x.mean(-1, keepdim=True)
+                return centred / ((centred * centred).mean(-1, keepdim=True) + eps).sqrt() * weight + bias
+
+
+            LayerNorm = _via_kael("LayerNorm", _layer_norm)
             """), off),
         ("checkpoint", "kael_checkpoint_kept_at_import"): (_code("""
             import kael

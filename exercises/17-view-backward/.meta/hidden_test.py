@@ -1,5 +1,5 @@
-"""Hidden tests of views: seeded random shapes, dims, dtypes and strides; each case also checks
-the gradient against kael's own view ops on the same data."""
+"""Hidden tests of views: seeded random shapes, dims, dtypes and strides. Each case returns the
+submission's gradient; the reference's run, in its own process, gives the expected one."""
 
 import random
 
@@ -12,21 +12,13 @@ def _shape(rng, rank, lo=1, hi=4):
     return tuple(rng.randint(lo, hi) for _ in range(rank))
 
 
-def _both(mine, builtin, x):
-    """[your gradient, its dtype, whether it equals the gradient through kael's own op]"""
+def _gradient(mine, x):
+    """[your gradient, its dtype]"""
     a = x.detach().requires_grad_()
-    b = x.detach().requires_grad_()
-    ya, yb = mine(a), builtin(b)
+    ya = mine(a)
     kael.manual_seed(99)
-    w = kael.randn(*ya.shape, dtype=ya.dtype)
-    (ya * w).sum().backward()
-    (yb * w).sum().backward()
-    same = list(a.grad.shape) == list(b.grad.shape) and bool((a.grad - b.grad).abs().max() < 1e-5)
-    return [a.grad.tolist(), a.grad.dtype.name, same]
-
-
-def _narrow_key(ndim, dim, start, length):
-    return (slice(None),) * (dim % ndim) + (slice(start, start + length),)
+    ya.backward(kael.randn(*ya.shape, dtype=ya.dtype))
+    return [a.grad.tolist(), a.grad.dtype.name]
 
 
 def test_narrow_random(m):
@@ -41,8 +33,7 @@ def test_narrow_random(m):
         start = rng.randrange(n)
         length = rng.randint(1, n - start)
         x = kael.randn(*shape, dtype=rng.choice(DTYPES))
-        key = _narrow_key(len(shape), dim, start, length)
-        out.append(_both(lambda t: m.narrow(t, dim, start, length), lambda t: t[key], x))
+        out.append(_gradient(lambda t: m.narrow(t, dim, start, length), x))
     return out
 
 
@@ -50,14 +41,14 @@ def test_narrow_of_narrow_reaches_the_base(m):
     """narrow(narrow(x, 0, 1, 3), 1, 2, 2) of a [5, 6] x: both views pass the gradient on"""
     kael.manual_seed(2)
     x = kael.randn(5, 6)
-    return _both(lambda t: m.narrow(m.narrow(t, 0, 1, 3), 1, 2, 2), lambda t: t[1:4, 2:4], x)
+    return _gradient(lambda t: m.narrow(m.narrow(t, 0, 1, 3), 1, 2, 2), x)
 
 
 def test_narrow_of_a_transposed_tensor(m):
-    """narrow of a non-contiguous tensor (x.t()), then backward"""
+    """narrow of a non-contiguous tensor (your transpose of x), then backward"""
     kael.manual_seed(3)
     x = kael.randn(4, 3)
-    return _both(lambda t: m.narrow(t.t(), 1, 1, 2), lambda t: t.t()[:, 1:3], x)
+    return _gradient(lambda t: m.narrow(m.transpose(t, 0, 1), 1, 1, 2), x)
 
 
 def test_transpose_random(m):
@@ -70,7 +61,7 @@ def test_transpose_random(m):
         d0 = rng.randrange(-len(shape), len(shape))
         d1 = rng.randrange(-len(shape), len(shape))
         x = kael.randn(*shape, dtype=rng.choice(DTYPES))
-        out.append(_both(lambda t: m.transpose(t, d0, d1), lambda t: t.transpose(d0, d1), x))
+        out.append(_gradient(lambda t: m.transpose(t, d0, d1), x))
     return out
 
 
@@ -84,7 +75,7 @@ def test_expand_random(m):
         lead = _shape(rng, rng.randint(0, 2), 1, 3)
         target = lead + tuple(rng.randint(2, 3) if s == 1 else rng.choice((s, -1)) for s in shape)
         x = kael.randn(*shape, dtype=rng.choice(DTYPES))
-        out.append(_both(lambda t: m.expand(t, *target), lambda t: t.expand(*target), x))
+        out.append(_gradient(lambda t: m.expand(t, *target), x))
     return out
 
 
@@ -92,9 +83,8 @@ def test_expand_then_narrow_then_transpose(m):
     """a chain of three views of a [3, 1] x: expand to [2, 3, 4], narrow, transpose"""
     kael.manual_seed(6)
     x = kael.randn(3, 1, dtype=kael.float64)
-    return _both(
+    return _gradient(
         lambda t: m.transpose(m.narrow(m.expand(t, 2, 3, 4), 2, 1, 2), 0, 2),
-        lambda t: t.expand(2, 3, 4)[:, :, 1:3].transpose(0, 2),
         x,
     )
 
@@ -110,13 +100,6 @@ def test_strided_positions_random(m):
     return out
 
 
-def _strided_builtin(size, stride, offset):
-    positions = [offset]
-    for n, s in zip(size, stride):
-        positions = [p + i * s for p in positions for i in range(n)]
-    return lambda t: t.reshape(-1)[kael.tensor(positions)].reshape(size)
-
-
 def test_as_strided_random(m):
     """8 random strided views with overlaps, zero strides and offsets, of a [3, 4] or [12] x"""
     rng = random.Random(1705)
@@ -128,7 +111,7 @@ def test_as_strided_random(m):
         span = sum((n - 1) * s for n, s in zip(size, stride))
         offset = rng.randint(0, 11 - span)
         x = kael.randn(*rng.choice(((3, 4), (12,))), dtype=rng.choice(DTYPES))
-        out.append(_both(lambda t: m.as_strided(t, size, stride, offset), _strided_builtin(size, stride, offset), x))
+        out.append(_gradient(lambda t: m.as_strided(t, size, stride, offset), x))
     return out
 
 
@@ -136,7 +119,7 @@ def test_sliding_windows_of_a_signal(m):
     """as_strided(x, (7, 4), (1, 1)) of 10 samples: the windows of a 1-d convolution"""
     kael.manual_seed(8)
     x = kael.randn(10, dtype=kael.float64)
-    return _both(lambda t: m.as_strided(t, (7, 4), (1, 1)), _strided_builtin((7, 4), (1, 1), 0), x)
+    return _gradient(lambda t: m.as_strided(t, (7, 4), (1, 1)), x)
 
 
 def test_zero_stride_reads_one_element_many_times(m):

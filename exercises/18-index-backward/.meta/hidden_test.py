@@ -1,5 +1,6 @@
 """Hidden tests of gather: seeded random shapes, dims, dtypes and index lists full of repeats
-and negative positions; each case also checks the gradient against kael's own indexing."""
+and negative positions. Each case returns the submission's gradient; the reference's run, in its
+own process, gives the expected one."""
 
 import random
 
@@ -14,17 +15,13 @@ def _indices(rng, n, k):
     return [rng.choice(pool) for _ in range(k)]
 
 
-def _both(mine, builtin, x):
-    """[y, your gradient, its dtype, whether it equals the gradient through kael's indexing]"""
+def _gradient(mine, x):
+    """[y, your gradient, its dtype]"""
     a = x.detach().requires_grad_()
-    b = x.detach().requires_grad_()
-    ya, yb = mine(a), builtin(b)
+    ya = mine(a)
     kael.manual_seed(77)
-    w = kael.randn(*ya.shape, dtype=ya.dtype)
-    (ya * w).sum().backward()
-    (yb * w).sum().backward()
-    same = list(a.grad.shape) == list(b.grad.shape) and bool((a.grad - b.grad).abs().max() < 1e-5)
-    return [ya.tolist(), a.grad.tolist(), a.grad.dtype.name, same]
+    ya.backward(kael.randn(*ya.shape, dtype=ya.dtype))
+    return [ya.tolist(), a.grad.tolist(), a.grad.dtype.name]
 
 
 def test_scatter_add_rows_random(m):
@@ -52,9 +49,8 @@ def test_index_select_random(m):
         shape = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 3)))
         dim = rng.randrange(-len(shape), len(shape))
         index = kael.tensor(_indices(rng, shape[dim], rng.randint(1, 7)))
-        key = (slice(None),) * (dim % len(shape)) + (index,)
         x = kael.randn(*shape, dtype=rng.choice(DTYPES))
-        out.append(_both(lambda t: m.index_select(t, dim, index), lambda t: t[key], x))
+        out.append(_gradient(lambda t: m.index_select(t, dim, index), x))
     return out
 
 
@@ -74,7 +70,7 @@ def test_take_random(m):
             count *= s
         index = kael.tensor(_indices(rng, n, count)).reshape(ishape)
         x = kael.randn(*shape, dtype=rng.choice(DTYPES))
-        out.append(_both(lambda t: m.take(t, index), lambda t: t.reshape(-1)[index.reshape(-1)].reshape(ishape), x))
+        out.append(_gradient(lambda t: m.take(t, index), x))
     return out
 
 

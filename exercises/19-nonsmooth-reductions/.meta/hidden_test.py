@@ -1,5 +1,6 @@
 """Hidden tests of nonsmooth: seeded random tensors full of ties and zeros (values drawn from a
-few integers), random dims and dtypes; each case also checks against kael's own ops."""
+few integers), random dims and dtypes. Each case returns the submission's gradient; the
+reference's run, in its own process, gives the expected one."""
 
 import random
 
@@ -15,19 +16,14 @@ def _tied(rng, shape, values=(-1.0, 0.0, 1.0, 2.0)):
     return [rng.choice(values) for _ in range(n)]
 
 
-def _both(mine, builtin, x):
-    """[your gradient, its dtype, whether it equals the gradient through kael's own op]"""
+def _gradient(mine, x):
+    """[your gradient, its dtype]"""
     a = x.detach().requires_grad_()
-    b = x.detach().requires_grad_()
-    ya, yb = mine(a), builtin(b)
+    ya = mine(a)
     ya = ya[0] if isinstance(ya, tuple) else ya
-    yb = yb[0] if isinstance(yb, tuple) else yb
     kael.manual_seed(55)
-    w = kael.randn(*ya.shape, dtype=ya.dtype)
-    (ya * w).sum().backward()
-    (yb * w).sum().backward()
-    same = list(a.grad.shape) == list(b.grad.shape) and bool((a.grad - b.grad).abs().max() < 1e-5)
-    return [a.grad.tolist(), a.grad.dtype.name, same]
+    ya.backward(kael.randn(*ya.shape, dtype=ya.dtype))
+    return [a.grad.tolist(), a.grad.dtype.name]
 
 
 def _cases(seed, count, lo_rank=1, hi_rank=3):
@@ -41,7 +37,7 @@ def _cases(seed, count, lo_rank=1, hi_rank=3):
 
 def test_amax_random_ties(m):
     """amax over a random dim of 12 random tensors full of ties (ranks 1 to 3, both dtypes)"""
-    return [_both(lambda t: m.amax(t, dim), lambda t: t.amax(dim), x) for x, dim in _cases(1901, 12)]
+    return [_gradient(lambda t: m.amax(t, dim), x) for x, dim in _cases(1901, 12)]
 
 
 def test_max_dim_random_ties(m):
@@ -51,7 +47,7 @@ def test_max_dim_random_ties(m):
         values, indices = m.max_dim(x, dim)
         ref_values, ref_indices = x.max(dim)
         out.append([values.tolist(), indices.tolist(), indices.tolist() == ref_indices.tolist(),
-                    _both(lambda t: m.max_dim(t, dim), lambda t: t.max(dim), x)])
+                    _gradient(lambda t: m.max_dim(t, dim), x)])
     return out
 
 
@@ -64,7 +60,7 @@ def test_max_dim_indices_have_no_gradient(m):
 
 def test_amax_of_all_equal_row(m):
     """amax(x, 1) of a row of 8 equal values: each gets 1/8"""
-    return _both(lambda t: m.amax(t, 1), lambda t: t.amax(1), kael.full((1, 8), 3.0))
+    return _gradient(lambda t: m.amax(t, 1), kael.full((1, 8), 3.0))
 
 
 def test_amax_and_max_differ_on_ties(m):
@@ -79,12 +75,12 @@ def test_amax_and_max_differ_on_ties(m):
 
 def test_relu_random(m):
     """relu on 8 random tensors with many exact zeros"""
-    return [_both(m.relu, lambda t: t.relu(), x) for x, _ in _cases(1903, 8)]
+    return [_gradient(m.relu, x) for x, _ in _cases(1903, 8)]
 
 
 def test_abs_random(m):
     """abs on 8 random tensors with many exact zeros"""
-    return [_both(m.abs, lambda t: t.abs(), x) for x, _ in _cases(1904, 8)]
+    return [_gradient(m.abs, x) for x, _ in _cases(1904, 8)]
 
 
 def test_relu_abs_keep_dtype_and_upstream(m):
