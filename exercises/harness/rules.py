@@ -72,13 +72,18 @@ def refuse_nested_backward():
     Its code is recompiled from its source with a first statement that walks this thread's
     frames; ``sys._getframe`` is a constant of that code (not a global the submission could
     rebind), and the frames are found by code identity."""
+    from kael.autograd import engine
+
+    engine.run_backward.__code__ = nested_check_code(engine.run_backward)
+
+
+def nested_check_code(fn):
+    """``fn``'s code recompiled from its source with a first statement that raises RuntimeError
+    when another frame of the same code is on this thread's stack."""
     import ast
     import inspect
     import warnings
 
-    from kael.autograd import engine
-
-    fn = engine.run_backward
     tree = ast.parse(inspect.getsource(fn))
     ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
     body = tree.body[0].body
@@ -93,7 +98,7 @@ def refuse_nested_backward():
         module = compile(tree, fn.__code__.co_filename, "exec")
     code = next(c for c in module.co_consts if type(c) is type(fn.__code__) and c.co_name == fn.__name__)
     consts = tuple(sys._getframe if c == _GETFRAME else c for c in code.co_consts)
-    fn.__code__ = code.replace(co_consts=consts)
+    return code.replace(co_consts=consts)
 
 
 _GETFRAME = "__judge_getframe__"

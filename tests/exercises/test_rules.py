@@ -1,0 +1,114 @@
+"""The rules an exercise states (harness/rules.py): the code they compile (in process, so also in
+the Pyodide lane, without applying them) and, in a child process, every way around them that
+the harness knows of refused while what the tests need still works."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import types
+
+import pytest
+from exercise_support import EXERCISES, ROOT
+
+import kael
+from harness import rules
+from kael.autograd import engine
+
+
+def test_a_refusing_body_keeps_the_free_variables():
+    def outer():
+        a, b = 1, 2
+
+        def inner(x):
+            return a + b + x
+
+        return inner
+
+    inner = outer()
+    inner.__code__ = rules._refusing_code(inner.__code__, "refused: inner")
+    with pytest.raises(RuntimeError, match="refused: inner"):
+        inner(1)
+
+
+def _nested_run_backward():
+    """A copy of kael's run_backward with the nested check: the copy, not kael's, is checked."""
+    code = rules.nested_check_code(engine.run_backward)
+    return types.FunctionType(code, engine.run_backward.__globals__, "run_backward",
+                              engine.run_backward.__defaults__)
+
+
+def test_the_nested_check_lets_a_plain_backward_run():
+    run = _nested_run_backward()
+    x = kael.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    run((y,), (None,))
+    assert x.grad.tolist() == [2.0, 4.0]
+
+
+def test_the_nested_check_refuses_a_backward_inside_a_backward():
+    run = _nested_run_backward()
+
+    def inner_pass(g):
+        z = kael.tensor([3.0], requires_grad=True)
+        run(((z * 2).sum(),), (None,))
+        return g
+
+    x = kael.tensor([1.0], requires_grad=True)
+    y = x * 1.0
+    y.register_hook(inner_pass)
+    with pytest.raises(RuntimeError, match="cannot run inside your backward") as caught:
+        run((y.sum(),), (None,))
+    assert caught.value.__traceback__ is not None
+
+
+_ESCAPES = textwrap.dedent("""
+    import gc, importlib.machinery, os, sys, _imp
+    sys.path.insert(0, {harness!r})
+    sys.path.insert(0, {root!r})
+    import kael, ctypes
+    import rules
+    arithmetic = os.path.join(os.path.dirname(kael.__file__), "ops", "arithmetic.py")
+    os.symlink(arithmetic, {link!r})  # made before the rules: opening it is refused
+    rules.enforce({{"switch_off": ["kael.ops.arithmetic:Mul.backward", "kael.autograd.engine:_fmt"],
+                   "no_recursion": True, "no_nested_backward": True}})
+    x = kael.tensor([1.0, 2.0], requires_grad=True)
+    x.exp().sum().backward()  # what is not switched off still works
+    assert x.grad.tolist() == [x.exp().tolist()[0], x.exp().tolist()[1]]
+    escapes = {{
+        "kael's Mul backward": lambda: (x * x).sum().backward(),
+        "a module-level function": lambda: kael.autograd.engine._fmt((1,)),
+        "open the file": lambda: open(arithmetic).read(),
+        "os.open the file": lambda: os.open(arithmetic, os.O_RDONLY),
+        "open a symlink to it": lambda: open({link!r}).read(),
+        "link it": lambda: os.link(arithmetic, {link!r} + "2"),
+        "symlink it": lambda: os.symlink(arithmetic, {link!r} + "3"),
+        "cat it": lambda: __import__("subprocess").run(["cat", arithmetic]),
+        "sys.setrecursionlimit": lambda: sys.setrecursionlimit(10_000),
+        "Py_SetRecursionLimit": lambda: ctypes.pythonapi.Py_SetRecursionLimit(10_000),
+        "gc.get_objects": lambda: gc.get_objects(),
+        "gc.get_referents": lambda: gc.get_referents(sys.__dict__),
+        "sys from _imp": lambda: _imp.create_builtin(
+            importlib.machinery.ModuleSpec("sys", None)).setrecursionlimit(10_000),
+        "_testcapi": lambda: __import__("_testcapi"),
+    }}
+    for name, escape in escapes.items():
+        try:
+            escape()
+        except (RuntimeError, PermissionError, ImportError) as exc:
+            print("refused", name, type(exc).__name__)
+        else:
+            print("ESCAPED", name)
+    """)
+
+
+@pytest.mark.skipif(sys.platform == "emscripten", reason="needs a child process")
+def test_every_known_way_around_the_rules_is_refused(tmp_path):
+    script = _ESCAPES.format(harness=str(EXERCISES / "harness"), root=str(ROOT),
+                             link=str(tmp_path / "copy.py"))
+    done = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert len(lines) == 14 and all(line.startswith("refused ") for line in lines), done.stdout
