@@ -26,7 +26,15 @@ interface Send {
   count?: [number | null, number | null];
 }
 
-interface Step {
+type Answer = number | string | boolean | null;
+
+/** The deep-chain walk: what the learner's functions gave for a node (or what they raised). */
+interface Answers {
+  count_nodes?: Answer;
+  depth?: Answer;
+}
+
+interface Step extends Answers {
   node?: string | null;
   grad?: Values | null;
   leaf?: boolean;
@@ -34,7 +42,11 @@ interface Step {
   count?: number | null;
   ready?: string[];
   order?: number;
+  of?: number;
+  children?: (Answers & { node?: string | null })[];
 }
+
+const WALKED = ["count_nodes", "depth"] as const;
 
 interface TraceDiff {
   case: string;
@@ -61,6 +73,8 @@ const TEXT = {
     leaf: "leaf .grad",
     count: "count",
     ready: "ready",
+    position: "position",
+    child: "child",
   },
   zh: {
     one: "这看起来是一个常见错误",
@@ -75,6 +89,8 @@ const TEXT = {
     leaf: "叶子 .grad",
     count: "计数",
     ready: "就绪栈",
+    position: "位置",
+    child: "子节点",
   },
 };
 
@@ -127,6 +143,12 @@ function stepLines(step: Step | undefined): string[] {
   if (!step) return [];
   const tx = text();
   const lines: string[] = [];
+  if (step.order !== undefined) lines.push(`${tx.position} ${step.order}${step.of !== undefined ? ` / ${step.of}` : ""}`);
+  for (const c of step.children ?? []) {
+    const answers = WALKED.filter((name) => c[name] !== undefined).map((name) => `${name} ${String(c[name])}`);
+    lines.push(`${tx.child} ${c.node ?? ""}${answers.length ? `: ${answers.join(", ")}` : ""}`);
+  }
+  for (const name of WALKED) if (step[name] !== undefined) lines.push(`${name}() ${String(step[name])}`);
   if (step.grad !== undefined) lines.push(`${step.leaf ? tx.leaf : "g"} ${values(step.grad)}`);
   if (step.count !== undefined && step.count !== null) lines.push(`${tx.count} ${step.count}`);
   for (const s of step.sends ?? []) {
@@ -136,13 +158,17 @@ function stepLines(step: Step | undefined): string[] {
   return lines;
 }
 
-function cell(step: Step | undefined, kind: string): HTMLElement {
+/** One side of a step; on the step that diverges, the lines the other side lacks are marked. */
+function cell(step: Step | undefined, kind: string, other?: Step): HTMLElement {
   if (!step) return h("td", { class: `trace-cell ${kind} missing` }, "—");
+  const theirs = other ? new Set(stepLines(other)) : null;
   return h(
     "td",
     { class: `trace-cell ${kind}` },
     h("code", { class: "trace-node" }, String(step.node ?? "")),
-    ...stepLines(step).map((line) => h("div", { class: "trace-detail" }, line)),
+    ...stepLines(step).map((line) =>
+      h("div", { class: theirs && !theirs.has(line) ? "trace-detail differs" : "trace-detail" }, line),
+    ),
   );
 }
 
@@ -158,8 +184,8 @@ function renderTrace(d: TraceDiff): HTMLElement {
         "tr",
         { class: diverges ? "diverges" : after ? "after" : "agrees", "data-step": String(i + 1) },
         h("th", { scope: "row" }, String(i + 1)),
-        cell(d.yours_steps[i], "yours"),
-        cell(d.reference_steps[i], "reference"),
+        cell(d.yours_steps[i], "yours", diverges ? d.reference_steps[i] : undefined),
+        cell(d.reference_steps[i], "reference", diverges ? d.yours_steps[i] : undefined),
       ),
     );
   }
