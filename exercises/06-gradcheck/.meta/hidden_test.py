@@ -1,6 +1,7 @@
 """Hidden tests of gradcheck: named regression cases, then seeded generated ones."""
 
 import random
+import threading
 
 import kael
 
@@ -319,3 +320,28 @@ def test_gradcheck_constant_first_then_a_wrong_input(m):
     """gradcheck(WrongSecond.apply, [constant, b]): the constant is skipped, b is still checked"""
     c = kael.tensor([1.0, 2.0], dtype=kael.float64)
     return _outcome(lambda: m.gradcheck(WrongSecond.apply, [c, _leaf([3.0, 5.0])]))
+
+
+# -- a second thread: a gradcheck keeps its state to itself -------------------------------------------
+
+
+def test_gradcheck_while_another_thread_runs_one(m):
+    """gradcheck of a right Function here; inside its third call of fn (mid-check), a second
+    thread runs a whole gradcheck of WrongSecond (joined, no timeout) and gets its own error:
+    this one still passes, and the caller's tensors are left alone"""
+    other, calls = [], []
+
+    def run_other():
+        other.append(_outcome(lambda: m.gradcheck(WrongSecond.apply, [_leaf([1.0, 2.0]), _leaf([3.0, 5.0])])))
+
+    def fn(a, b):
+        calls.append(1)
+        if len(calls) == 3:
+            thread = threading.Thread(target=run_other)
+            thread.start()
+            thread.join()
+        return RightPermutation.apply(a * b)
+
+    a, b = _leaf([0.5, -1.0, 2.0]), _leaf([1.5, 0.25, -2.0])
+    mine = _outcome(lambda: m.gradcheck(fn, [a, b]))
+    return [mine, other, a.tolist(), b.tolist(), a.grad is None, b.grad is None]

@@ -1,6 +1,7 @@
 """Hidden tests of saved_tensor: named regression cases, then seeded generated ones."""
 
 import random
+import threading
 
 import kael
 
@@ -79,15 +80,12 @@ def test_saved_output_is_detached(m):
     return [u.grad_fn is None, u.requires_grad, u.is_leaf, y.grad_fn is not None]
 
 
-def test_cube_gradients_match_kael(m):
-    """Cube.apply(x) vs x ** 3: gradients of (y * w).sum()"""
-    out = []
-    for fn in (m.Cube.apply, lambda t: t ** 3):
-        x = kael.tensor([0.5, -1.5, 2.0], dtype=kael.float64, requires_grad=True)
-        w = kael.tensor([1.0, 2.0, -1.0], dtype=kael.float64)
-        (fn(x) * w).sum().backward()
-        out.append(x.grad.tolist())
-    return out
+def test_cube_gradients(m):
+    """Cube.apply(x): gradients of (y * w).sum() (the reference's run gives the expected ones)"""
+    x = kael.tensor([0.5, -1.5, 2.0], dtype=kael.float64, requires_grad=True)
+    w = kael.tensor([1.0, 2.0, -1.0], dtype=kael.float64)
+    (m.Cube.apply(x) * w).sum().backward()
+    return x.grad.tolist()
 
 
 def test_cube_gradcheck(m):
@@ -188,3 +186,57 @@ def test_generated_changes(m):
             (base[:2] if rng.random() < 0.5 else x).mul_(2)
         out.append([s.version, _raised(lambda: s.unpack().tolist())])
     return out
+
+
+# -- a second thread: each SavedTensor keeps its own tensor and version ------------------------------
+
+
+def _in_another_thread(fn):
+    """``fn()`` run whole in a second thread while this one waits (a join, no timeout): its
+    value, or the error it raised, as plain data."""
+    box = []
+
+    def run():
+        box.append(_raised(fn))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    return box[0] if box else ["raised", "the thread ended without a result"]
+
+
+def test_a_second_thread_between_save_and_unpack(m):
+    """x saved at version 1; before it is unpacked, a second thread saves its own y, changes y
+    twice and unpacks it (an error): x's version and unpack are untouched by y's"""
+    x = kael.tensor([1.0, 2.0, 3.0])
+    x.add_(1)
+    s = m.SavedTensor(x)
+
+    def other():
+        y = kael.tensor([5.0, 6.0], dtype=kael.float64)
+        t = m.SavedTensor(y)
+        y.mul_(2)
+        y.mul_(2)
+        return [t.version, _raised(lambda: t.unpack().tolist())]
+
+    b = _in_another_thread(other)
+    return [s.version, _raised(lambda: s.unpack().tolist()), b]
+
+
+def test_cube_backward_after_another_threads_cube(m):
+    """Cube.apply(x) here; a second thread runs its own Cube on z, changes z and backpropagates
+    (the version error); then x's backward still finds x unchanged: 3 x^2"""
+    x = kael.tensor([0.5, -1.0], dtype=kael.float64, requires_grad=True)
+    y = m.Cube.apply(x)
+
+    def other():
+        z = kael.tensor([2.0, 3.0], dtype=kael.float64, requires_grad=True)
+        out = m.Cube.apply(z)
+        with kael.no_grad():
+            z.add_(1)
+        out.sum().backward()
+        return z.grad.tolist()
+
+    b = _in_another_thread(other)
+    y.sum().backward()
+    return [b, x.grad.tolist()]

@@ -1,6 +1,7 @@
 """Hidden tests of checkpoint: named regression cases, then seeded generated ones."""
 
 import random
+import threading
 
 import kael
 import kael.nn as nn
@@ -209,3 +210,33 @@ def test_input_the_segment_does_not_use(m):
     with _Guard():
         m.checkpoint(lambda a, b: a * 2, x, y).sum().backward()
     return [x.grad.tolist(), y.grad is None]
+
+
+# -- a second thread -----------------------------------------------------------------------------------
+
+
+def test_a_checkpoint_in_another_thread_during_recompute(m):
+    """while this checkpoint recomputes its segment in backward, a second thread runs a whole
+    checkpoint of another segment, forward and backward (joined, no timeout): each input gets
+    its own gradient"""
+    other, calls = [], []
+
+    def run_other():
+        try:
+            z = kael.tensor([0.5, 1.5], dtype=kael.float64, requires_grad=True)
+            m.checkpoint(lambda t: (t * 0.5).exp() * t, z).sum().backward()
+            other.append(z.grad.tolist())
+        except Exception as exc:
+            other.append(f"{type(exc).__name__}: {exc}")
+
+    def segment(t):
+        calls.append(1)
+        if len(calls) == 2:  # the recompute, in backward
+            thread = threading.Thread(target=run_other)
+            thread.start()
+            thread.join()
+        return t.sin() * t
+
+    x = kael.tensor([0.25, -1.0, 2.0], dtype=kael.float64, requires_grad=True)
+    m.checkpoint(segment, x).sum().backward()
+    return [x.grad.tolist(), other]

@@ -4,6 +4,8 @@ its module attributes, but the code of its functions and its files on disk; and
 sys.setrecursionlimit is disabled."""
 
 import random
+import sys
+import threading
 
 import kael
 import kael.nn as nn
@@ -378,3 +380,77 @@ def test_unbroadcast_after_a_size_one_leading_dim(m):
     b = kael.tensor([[1.0], [-2.0], [0.5]], dtype=kael.float64, requires_grad=True)
     _run(m, LazyMul.apply(a, b).sum())
     return [_summary(a.grad), _summary(b.grad)]
+
+
+# -- a second thread, and a stack that stays flat ------------------------------------------------------
+
+
+class Callback(kael.autograd.Function):
+    """y = x; its backward calls ``call()`` (once per backward) before passing g on."""
+
+    @staticmethod
+    def forward(ctx, x, call):
+        ctx.call = call
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        ctx.call()
+        return g, None
+
+
+def _other_backward(m, out):
+    """A backward of an independent graph, run whole in a second thread while this one waits in
+    the middle of its own backward (a join, no timeout); its gradients go to ``out``."""
+    def run():
+        try:
+            w = kael.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True)
+            v = kael.tensor([2.0, -1.0], requires_grad=True)
+            _run(m, ((w * v).exp() * 0.25 + w * 2).sum())
+            out.append([w.grad.tolist(), v.grad.tolist()])
+        except Exception as exc:
+            out.append(f"{type(exc).__name__}: {exc}")
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+
+
+def test_two_independent_backwards_in_two_threads(m):
+    """in the middle of this backward (a Callback node between a diamond's two branches), a second
+    thread runs a whole backward of another graph: each gets its own gradients"""
+    other = []
+    x = kael.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    a = x * 1.5
+    b = Callback.apply(a.exp(), lambda: _other_backward(m, other))
+    _run(m, (b * a + a.sin() * 2).sum())
+    return [x.grad.tolist(), other]
+
+
+class Depth(kael.autograd.Function):
+    """y = x; its backward records how many frames are below it (counting stops at 400)."""
+
+    @staticmethod
+    def forward(ctx, x, depths):
+        ctx.depths = depths
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        frame, n = sys._getframe(), 0
+        while frame is not None and n < 400:
+            frame, n = frame.f_back, n + 1
+        ctx.depths.append(n)
+        return g, None
+
+
+def test_the_stack_stays_flat_along_a_chain(m):
+    """a chain of 250 Depth nodes: the engine calls each from the same stack depth (an explicit
+    stack), whatever the recursion limit is: [max - min of the depths < 10, x.grad]"""
+    depths = []
+    x = kael.tensor([1.0, 2.0], requires_grad=True)
+    y = x
+    for _ in range(250):
+        y = Depth.apply(y, depths)
+    _run(m, (y * 3).sum())
+    return [len(depths), max(depths) - min(depths) < 10, x.grad.tolist()]
