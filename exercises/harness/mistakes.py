@@ -6,10 +6,11 @@ Two files per exercise, both in ``.meta/`` (never sent to a child, never in ``pu
 * ``mistakes.json`` (written by the exercise's author): ``{mutant name: {"en": text, "zh":
   text}}``, a short explanation of the mistake each mutant makes;
 * ``mutant_outcomes.json`` (generated: ``judge.py mistakes --update``): each mutant's
-  **signature**, ``{"key", "failing", "public"}``: the cases it does not pass and its outcomes on
-  the public ones among them. ``key`` hashes the reference, both test files and the mutant's
-  diff; a stale or missing signature is recomputed when needed (once per process), so a changed
-  test never makes a message wrong, only slower the first time.
+  **signature**, ``{"key", "public_key", "failing", "public"}``: the cases it does not pass and
+  its outcomes on the public ones among them. ``key`` hashes the reference, both test files,
+  the mutant's diff and the exercise's rules (``public_key`` the same without the hidden tests);
+  a stale or missing signature is recomputed when needed (once per process), so a changed test
+  never makes a message wrong, only slower the first time.
 
 The browser's own run (``inprocess.py``) has only the public cases: ``public_feedback()`` gives
 the part of each signature about them (and, for the engine exercises, the reference's traces of
@@ -56,18 +57,23 @@ def signature_key(exercise, name: str) -> str:
     digest = hashlib.sha256()
     diff = (exercise.path / ".meta" / "mutants" / f"{name}.diff").read_text(encoding="utf-8")
     for part in (exercise.reference_source(), exercise.public_tests_source(),
-                 exercise.hidden_tests_source(), diff):
+                 exercise.hidden_tests_source(), diff, _rules(exercise)):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()
 
 
+def _rules(exercise) -> str:
+    """The rules the child enforces (``rules.py``): they change what a mutant's run gives."""
+    return json.dumps(exercise.config.get("rules"), sort_keys=True)
+
+
 def public_key(exercise, name: str) -> str:
     """What the public part of a signature depends on: the reference, the public tests, the
-    mutant (not the hidden tests, which change more often)."""
+    mutant, the rules (not the hidden tests, which change more often)."""
     digest = hashlib.sha256()
     diff = (exercise.path / ".meta" / "mutants" / f"{name}.diff").read_text(encoding="utf-8")
-    for part in (exercise.reference_source(), exercise.public_tests_source(), diff):
+    for part in (exercise.reference_source(), exercise.public_tests_source(), diff, _rules(exercise)):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()
