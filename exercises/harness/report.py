@@ -20,6 +20,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .child import compile_source
 
 __all__ = [
@@ -173,8 +175,33 @@ def format_mistakes(mistakes, lang: str = "en") -> list:
     return lines
 
 
-def _wrap(first: str, text: str, width: int = 96) -> list:
-    import textwrap
+def display_width(text: str) -> int:
+    """Columns the text takes in a terminal (CJK characters take two)."""
+    import unicodedata
 
-    return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=" " * len(first),
-                         break_long_words=False, break_on_hyphens=False) or [first]
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+# Chinese wraps between any two characters, except before closing punctuation.
+_TOKENS = re.compile(r"\s+|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+|.")
+_NO_LINE_START = set("，。：；、！？）」』》")
+
+
+def _wrap(first: str, text: str, width: int = 96) -> list:
+    """``text`` in lines of at most ``width`` columns, the first starting with ``first``, the
+    others indented as far: at spaces, and between Chinese characters."""
+    indent = " " * len(first)
+    lines, line, space = [], first, ""
+    for token in _TOKENS.findall(text):
+        if token.isspace():
+            space = " " if line.strip() else ""
+            continue
+        fits = display_width(line + space + token) <= width or not line.strip() or token[0] in _NO_LINE_START
+        if fits:
+            line += space + token
+        else:
+            lines.append(line)
+            line = indent + token
+        space = ""
+    lines.append(line)
+    return lines

@@ -28,10 +28,10 @@ import secrets
 import shutil
 import tempfile
 import threading
-import unicodedata
 from pathlib import Path
 
 from .child import MARK
+from .report import display_width
 from .tracechild import WALKED
 
 __all__ = ["TRACED", "trace_diff", "diff", "first_divergence", "format_trace_diff", "reference_traces",
@@ -265,20 +265,15 @@ def _fields(step, t) -> dict:
     return rows
 
 
-def _width(text: str) -> int:
-    """Columns the text takes in a terminal (CJK characters take two)."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
 def _pad(text: str, width: int) -> str:
-    return text + " " * (width - _width(text))
+    return text + " " * (width - display_width(text))
 
 
 def _table(yours: dict, ref: dict, t) -> list:
     keys = list(yours) + [k for k in ref if k not in yours]
     labels = {k: (yours.get(k) or ref.get(k))[0] for k in keys}
-    width = max([_width(v) for v in labels.values()] + [4])
-    col = max([_width(v[1]) for v in yours.values()] + [_width(t["missing"]), _width(t["yours"])])
+    width = max([display_width(v) for v in labels.values()] + [4])
+    col = max([display_width(v[1]) for v in yours.values()] + [display_width(t["missing"]), display_width(t["yours"])])
     lines = [f"    {_pad('', width)}  {_pad(t['yours'], col)}  {t['reference']}"]
     for k in keys:
         a = yours[k][1] if k in yours else ("" if yours else t["missing"])

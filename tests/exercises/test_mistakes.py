@@ -111,3 +111,20 @@ def test_grading_without_known_mistakes_skips_matching():
     source = e.mutants()["clip_always"]
     report = grade(e, source, known_mistakes=False)
     assert report["verdict"] == "Wrong Answer" and report["mistakes"] == []
+
+
+def test_text_report_wraps_every_message_within_the_width_in_both_languages():
+    """judge.py's text: each message in lines of at most 96 columns (a Chinese character takes
+    two; a closing mark may hang past the edge rather than start a line), broken at spaces or
+    between Chinese characters, and nothing lost."""
+    from harness.report import _wrap, display_width
+
+    for e in catalog.load_all():
+        for name, text in mistakes.messages(e).items():
+            for lang in ("en", "zh"):
+                shown = text[lang].replace("**", "")  # as format_mistakes shows it
+                lines = _wrap("  * ", shown)
+                where = (e.id, name, lang)
+                assert all(display_width(line.rstrip("，。：；、！？）")) <= 96 for line in lines), where
+                assert all(line[4:5] not in "，。：；、！？）" for line in lines[1:]), where
+                assert "".join(line[4:] for line in lines).replace(" ", "") == shown.replace(" ", ""), where
