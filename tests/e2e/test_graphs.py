@@ -165,6 +165,92 @@ def test_a_10000_node_chain_opens_as_a_summary_that_expands(app: Page, screensho
     report_frames(app, "200 nodes of a 10,000-node chain opened")
 
 
+DAG_10K = """\
+import random
+import kael
+import kael.viz
+rng = random.Random(0)
+pool = [kael.tensor(float(i), requires_grad=True) for i in range(8)]
+for _ in range(10_000):  # each op takes two of the last 200 results: a wide DAG, no chain
+    a, b = rng.choice(pool[-200:]), rng.choice(pool[-200:])
+    pool.append(a * b if rng.random() < 0.5 else (a + b).tanh())
+out = pool[-1]
+for t in pool[-60:-1]:
+    out = out + t
+kael.viz.show(out)
+"""
+
+
+def test_a_10000_node_dag_opens_as_depth_bands_that_open_one_level(app: Page, screenshots):
+    start_frames(app)
+    run_program(app, DAG_10K, timeout=240_000)
+    app.get_by_role("tab", name="Graph").click()
+    canvas = graph_canvas(app)
+    expect(canvas).to_have_attribute("data-state", "drawn", timeout=60_000)
+    report_frames(app, "a 10,000-node DAG (no chain) ran and opened as depth bands")
+    bands = canvas.locator(".item.group.band")
+    count = bands.count()
+    assert 2 <= count <= 100, count
+    labels = bands.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
+    # Each band says its depths, how many nodes it holds and what they mostly are.
+    assert all(re.match(r"^▸ depth \d+(–\d+)?, [\d,]+ nodes · click to open, \w+Backward × \d+", lb) for lb in labels), labels[:3]
+    total = sum(int(re.search(r", ([\d,]+) nodes", lb).group(1).replace(",", "")) for lb in labels)
+    expect(app.get_by_test_id("graph-totals")).to_contain_text(f"{total} nodes")  # the bands cover every node
+    assert total > 10_000
+    app.screenshot(path=screenshots / "graph-dag-10000-bands.png")
+
+    start_frames(app)
+    first = labels[0].split(",")[0][2:]
+    bands.first.focus()  # the widest layouts open on the output: the first band may lie outside the view
+    app.keyboard.press("Enter")
+    expect(canvas.locator(".cluster-label", has_text=first)).to_have_count(1, timeout=60_000)
+    expect(canvas).to_have_attribute("data-state", "drawn", timeout=60_000)
+    # The others stay closed; the open one shows its own bands (a band of 10,000 nodes holds
+    # bands) or its nodes, around which its cluster is drawn.
+    assert int(canvas.locator("svg").get_attribute("data-items")) > count
+    assert canvas.locator(".item.group.band[data-name='▸ " + labels[1].split(",")[0][2:] + "']").count() == 1
+    report_frames(app, "one band of a 10,000-node DAG opened")
+    app.screenshot(path=screenshots / "graph-dag-10000-band-open.png")
+    # The open band closes again from its label.
+    canvas.locator(".cluster", has_text=first).focus()
+    app.keyboard.press("Enter")
+    expect(canvas.locator(".item.group.band")).to_have_count(count)
+
+
+TANH_LOOP = """\
+import kael
+import kael.viz
+x = kael.tensor([1.0, -1.0], requires_grad=True)
+w = kael.tensor([0.5, 0.25], requires_grad=True)
+b = kael.tensor([0.1, 0.2], requires_grad=True)
+h = x
+for _ in range(100):
+    h = (h * w + b).tanh()
+kael.viz.show(h.sum())
+"""
+
+
+def test_a_repeated_block_of_three_ops_is_one_group_that_opens(app: Page):
+    run_program(app, TANH_LOOP)
+    app.get_by_role("tab", name="Graph").click()
+    canvas = graph_canvas(app)
+    expect(canvas).to_have_attribute("data-state", "drawn", timeout=30_000)
+    group = canvas.locator(".item.group.chain")
+    expect(group).to_have_count(1)
+    expect(group).to_have_attribute("aria-label", re.compile(r"^▸ \[Tanh → Add → Mul\] × 100, 300 nodes"))
+    # x, w and b (w and b feed every block) are drawn once each, outside the group, by name.
+    for name in "xwb":
+        expect(canvas.locator(f".item.tensor[aria-label^='{name}, [2]']")).to_have_count(1)
+    group.click()  # opens whole blocks: 66 of them (198 nodes), the other 34 stay one box
+    expect(group).to_have_attribute("aria-label", re.compile(r"^▸ \[Tanh → Add → Mul\] × 34, 102 nodes"), timeout=30_000)
+    expect(canvas).to_have_attribute("data-state", "drawn", timeout=30_000)
+    # Drawn (a layout this small is drawn whole): SumBackward, the 198 nodes of 66 blocks, the
+    # group of the rest, 3 AccumulateGrad nodes with their 3 leaves, and the output.
+    assert int(canvas.locator("svg").get_attribute("data-items")) == 1 + 198 + 1 + 3 + 3 + 1
+    for name in ("TanhBackward", "AddBackward", "MulBackward"):
+        expect(canvas.locator(f".item.function[data-name='{name}']")).to_have_count(66)
+
+
 def test_diamond_trace_keeps_the_waiting_buffer_centres_the_node_and_has_a_legend(app: Page, screenshots):
     app.get_by_role("button", name=re.compile("The diamond trace")).click()
     run(app)

@@ -26,7 +26,7 @@ const LINE_H = 16;
 const PAD_Y = 8;
 const ITEMS_PER_FRAME = 80;
 const LINKS_PER_FRAME = 240;
-const DRAW_ALL_BELOW = 200;
+const DRAW_ALL_BELOW = 300;
 
 export class GraphCanvas {
   readonly element: HTMLElement;
@@ -377,6 +377,21 @@ export class GraphCanvas {
     if (inside) return; // already near the centre: keep the view still while stepping
     this.view = { k, ...target };
     this.apply();
+  }
+
+  /** Moves the view to the top of the open group `id` (a module or band just opened), at a
+   * readable zoom; false when no such cluster is drawn. */
+  showCluster(id: string): boolean {
+    const c = this.layout?.clusters.find((x) => x.id === id);
+    if (!c) return false;
+    const box = this.svg.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) return true;
+    const k = Math.max(this.view.k, 0.8);
+    const left = c.x - c.width / 2;
+    const x = c.width * k <= box.width ? box.width / 2 - c.x * k : 24 - left * k;
+    this.view = { k, x, y: 40 - (c.y - c.height / 2) * k };
+    this.apply();
+    return true;
   }
 
   /** Fit when the canvas becomes visible (a hidden tab has no size). */

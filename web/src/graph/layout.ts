@@ -4,7 +4,7 @@
 // what the canvas draws.
 
 import { formatBytes } from "../ui/dom";
-import type { ViewGraph, ViewItem, ViewLink } from "./model";
+import type { Group, ViewGraph, ViewItem, ViewLink } from "./model";
 import type { LayoutRequest, LayoutResult, Point } from "./positions";
 import { gt } from "./strings";
 import type { GraphData, GraphNode, GraphTensor, SavedTensor } from "./types";
@@ -88,9 +88,16 @@ function itemText(item: ViewItem, tensors: Map<string, GraphTensor>): { title: s
     const input = item.constOf.node.inputs[item.constOf.input_nr];
     return { title: item.constOf.name ?? gt("const"), lines: [formatShape(input.shape)] };
   }
-  const group = item.group!;
-  const title = group.kind === "chain" ? `▸ ${group.label} × ${item.hidden}` : `▸ ${group.label}`;
-  return { title: clip(title), lines: [gt(group.kind === "chain" ? "group.chain" : "group.module", { n: item.hidden ?? 0 })] };
+  return groupText(item.group!, item.hidden ?? 0);
+}
+
+function groupText(group: Group, hidden: number): { title: string; lines: string[] } {
+  const n = hidden.toLocaleString("en");
+  if (group.kind === "band") return { title: clip(`▸ ${group.label}`), lines: [gt("group.band", { n }), clip(group.common ?? "")] };
+  if (group.kind === "module") return { title: clip(`▸ ${group.label}`), lines: [gt("group.module", { n })] };
+  const period = group.period ?? 1;
+  const blocks = Math.floor(hidden / period);
+  return { title: clip(`▸ ${group.label} × ${blocks}`), lines: [gt(period === 1 ? "group.chain" : "group.repeat", { n })] };
 }
 
 function size(title: string, lines: string[]): { width: number; height: number } {

@@ -1,32 +1,35 @@
-// What to draw of a graph: groups that follow the program (a repeated chain such as
-// "AddBackward × 999", an nn.Module call such as "0: Linear") and which of them are open. Pure
-// data in, pure data out: the page computes it on every expand/collapse (linear in the graph's
-// size) and hands the result to the layout worker. A closed group is one box; an open module
-// is a cluster around its members; an open chain shows its first `revealed` nodes and keeps the
+// What to draw of a graph: groups that follow the program (a repeated block such as
+// "AddBackward × 999" or "[Tanh → Add → Mul] × 100", an nn.Module call such as "0: Linear",
+// and for graphs too large even then, bands of depth) and which of them are open. Pure data in,
+// pure data out: the page computes it on every expand/collapse (linear in the graph's size) and
+// hands the result to the layout worker. A closed group is one box; an open module or band is
+// a cluster around its members; an open chain shows its first `revealed` nodes and keeps the
 // rest as one box, so a 10,000-node chain opens a few hundred nodes at a time.
 
+import { commonNames, depthBands, findRepeats, repeatLabel, type Band } from "./grouping";
 import type { GraphData, GraphModule, GraphNode, GraphTensor } from "./types";
 
 /** Graphs with more nodes than this open with every group closed. */
 export const OPEN_BELOW = 60;
-/** A run of at least this many same-named nodes, one after the other, is a chain group. */
-export const CHAIN_MIN = 4;
 /** Nodes revealed per click on a chain group. */
 export const REVEAL_STEP = 200;
 /** At most this many boxes are drawn; past it the Graph tab shows a summary instead. */
 export const MAX_ITEMS = 2500;
 
 export interface Group {
-  id: string; // "m:<module id>" or "c:<first node id>"
-  kind: "module" | "chain";
+  id: string; // "m:<module id>", "c:<first node id>" or "b:<level>:<index>"
+  kind: "module" | "chain" | "band";
   label: string;
-  parent: string | null; // enclosing module group
+  parent: string | null; // enclosing module or band group
   nodes: string[]; // every node inside, nested groups included; a chain's in order from the root
   module?: GraphModule;
+  period?: number; // a chain: nodes per repeated block (1: "AddBackward × 999")
+  names?: string[]; // a chain: one block's node names
+  common?: string; // a band: its most frequent node names with their counts
 }
 
 export interface ViewState {
-  open: Set<string>; // open module groups
+  open: Set<string>; // open module and band groups
   revealed: Map<string, number>; // chain group -> nodes shown one by one (0: closed)
 }
 
@@ -71,13 +74,30 @@ export class GraphModel {
   readonly groups = new Map<string, Group>();
   private readonly chainOf = new Map<string, string>(); // node -> chain group
   private readonly chainPos = new Map<string, number>(); // node -> its place in its chain
-  private readonly moduleChain = new Map<string, string[]>(); // node -> module groups, outermost first
+  private readonly moduleChain = new Map<string, string[]>(); // node -> band and module groups, outermost first
   private readonly byId: Map<string, GraphNode>;
 
-  constructor(readonly data: GraphData) {
+  private constructor(readonly data: GraphData) {
     this.byId = new Map(data.nodes.map((n) => [n.id, n]));
-    this.findModules();
-    this.findChains();
+  }
+
+  /** The groups of `data`, with `pause` awaited between passes (each linear in the graph's
+   * size), so a 10,000-node graph is grouped in several short tasks instead of one long one. */
+  static async build(data: GraphData, pause: () => Promise<void> = async () => {}): Promise<GraphModel> {
+    const model = new GraphModel(data);
+    model.findModules();
+    await pause();
+    model.findChains();
+    await pause();
+    const { units, unitOf } = model.bandUnits();
+    const links: [string, string][] = data.edges.map((e) => [unitOf.get(e.from)!, unitOf.get(e.to)!]);
+    await pause();
+    const bands = depthBands([...units], links);
+    if (bands.length) {
+      await pause();
+      model.addBands(bands, unitOf);
+    }
+    return model;
   }
 
   /** The state a graph opens with: small graphs fully open, large ones with every group closed. */
@@ -86,7 +106,7 @@ export class GraphModel {
     const open = new Set<string>();
     const revealed = new Map<string, number>();
     for (const g of this.groups.values()) {
-      if (g.kind === "module" && small) open.add(g.id);
+      if (g.kind !== "chain" && small) open.add(g.id);
       if (g.kind === "chain") revealed.set(g.id, small ? g.nodes.length : 0);
     }
     return { open, revealed };
@@ -97,7 +117,7 @@ export class GraphModel {
     const open = new Set<string>();
     const revealed = new Map<string, number>();
     for (const g of this.groups.values()) {
-      if (g.kind === "module") open.add(g.id);
+      if (g.kind !== "chain") open.add(g.id);
       else revealed.set(g.id, g.nodes.length);
     }
     return { open, revealed };
@@ -109,17 +129,20 @@ export class GraphModel {
     return { open: new Set(), revealed };
   }
 
-  /** Opens a closed group (a chain by REVEAL_STEP more nodes) or closes an open module. */
+  /** Opens a closed group (a chain by REVEAL_STEP more nodes, rounded to whole blocks) or
+   * closes an open module or band. */
   toggle(state: ViewState, groupId: string): ViewState {
     const g = this.groups.get(groupId);
     const next: ViewState = { open: new Set(state.open), revealed: new Map(state.revealed) };
     if (!g) return next;
-    if (g.kind === "module") {
+    if (g.kind !== "chain") {
       if (next.open.has(g.id)) next.open.delete(g.id);
       else next.open.add(g.id);
     } else {
       const shown = next.revealed.get(g.id) ?? 0;
-      next.revealed.set(g.id, shown >= g.nodes.length ? 0 : Math.min(g.nodes.length, shown + REVEAL_STEP));
+      const period = g.period ?? 1;
+      const step = Math.max(period, REVEAL_STEP - (REVEAL_STEP % period));
+      next.revealed.set(g.id, shown >= g.nodes.length ? 0 : Math.min(g.nodes.length, shown + step));
     }
     return next;
   }
@@ -155,7 +178,7 @@ export class GraphModel {
     }
     const clusters = [...state.open]
       .map((id) => this.groups.get(id))
-      .filter((g): g is Group => !!g && g.kind === "module" && this.isVisibleCluster(g, state))
+      .filter((g): g is Group => !!g && g.kind !== "chain" && this.isVisibleCluster(g, state))
       .map((g) => ({ id: g.id, label: g.label, parent: g.parent && state.open.has(g.parent) ? g.parent : null }));
     const links: ViewLink[] = [];
     const linkOf = new Map<string, string>();
@@ -211,39 +234,67 @@ export class GraphModel {
   }
 
   private findChains(): void {
-    // A chain link: a function node whose one non-null input goes to a node of the same name,
-    // in the same module, that no other node feeds.
-    const inDegree = new Map<string, number>();
-    for (const e of this.data.edges) inDegree.set(e.to, (inDegree.get(e.to) ?? 0) + 1);
-    const next = new Map<string, string>();
-    const hasPrev = new Set<string>();
-    for (const node of this.data.nodes) {
-      if (node.kind !== "function") continue;
-      const targets = node.inputs.filter((i) => i.node !== null);
-      if (targets.length !== 1) continue;
-      const target = this.byId.get(targets[0].node!)!;
-      if (target.name !== node.name || target.module !== node.module || inDegree.get(target.id) !== 1) continue;
-      next.set(node.id, target.id);
-      hasPrev.add(target.id);
-    }
-    for (const node of this.data.nodes) {
-      if (!next.has(node.id) || hasPrev.has(node.id)) continue;
-      const run = [node.id];
-      for (let id = next.get(node.id); id !== undefined; id = next.get(id)) run.push(id);
-      if (run.length < CHAIN_MIN) continue;
-      const modules = this.moduleChain.get(node.id) ?? [];
+    for (const r of findRepeats(this.data.nodes, this.data.edges, this.byId)) {
+      const modules = this.moduleChain.get(r.nodes[0]) ?? [];
       const group: Group = {
-        id: `c:${node.id}`,
+        id: `c:${r.nodes[0]}`,
         kind: "chain",
-        label: node.name,
+        label: repeatLabel(r.names),
         parent: modules.length ? modules[modules.length - 1] : null,
-        nodes: run,
+        nodes: r.nodes,
+        period: r.period,
+        names: r.names,
       };
       this.groups.set(group.id, group);
-      run.forEach((id, i) => {
+      r.nodes.forEach((id, i) => {
         this.chainOf.set(id, group.id);
         this.chainPos.set(id, i);
       });
+    }
+  }
+
+  /** The boxes of the every-group-closed view (units) and the unit of each node. */
+  private bandUnits(): { units: Set<string>; unitOf: Map<string, string> } {
+    const closed = this.allClosed();
+    const unitOf = new Map<string, string>();
+    const units = new Set<string>();
+    for (const node of this.data.nodes) {
+      const unit = this.shownAs(node.id, closed);
+      units.add(unit);
+      unitOf.set(node.id, unit);
+    }
+    return { units, unitOf };
+  }
+
+  /** Depth bands (see ./grouping.ts) as groups around the units, outermost in each node's
+   * chain of groups. */
+  private addBands(bands: Band[], unitOf: Map<string, string>): void {
+    const bandOf = new Map<string, string[]>(); // unit -> its bands, outermost first
+    const add = (band: Band, path: string, parent: string | null, outer: string[]) => {
+      const id = `b:${path}`;
+      const chain = [...outer, id];
+      this.groups.set(id, {
+        id,
+        kind: "band",
+        label: band.depth[0] === band.depth[1] ? `depth ${band.depth[0]}` : `depth ${band.depth[0]}–${band.depth[1]}`,
+        parent,
+        nodes: [],
+      });
+      if (band.children.length) band.children.forEach((c, i) => add(c, `${path}.${i}`, id, chain));
+      else for (const u of band.units) bandOf.set(u, chain);
+    };
+    bands.forEach((b, i) => add(b, String(i), null, []));
+    for (const node of this.data.nodes) {
+      const outer = bandOf.get(unitOf.get(node.id)!)!;
+      for (const b of outer) this.groups.get(b)!.nodes.push(node.id);
+      this.moduleChain.set(node.id, [...outer, ...(this.moduleChain.get(node.id) ?? [])]);
+    }
+    for (const g of this.groups.values()) {
+      if (g.kind === "band") g.common = commonNames(g.nodes.map((id) => this.byId.get(id)!.name));
+      else if (g.parent === null) {
+        const outer = bandOf.get(g.id); // a top-level module or chain is a unit itself
+        if (outer) g.parent = outer[outer.length - 1];
+      }
     }
   }
 

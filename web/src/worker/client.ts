@@ -48,6 +48,7 @@ export class PyodideClient {
   private listeners = new Set<(event: ClientEvent) => void>();
   private versions: Versions | null = null;
   private loaded: { loadMs: number; stages: StageTimes } = { loadMs: 0, stages: {} };
+  private parts = new Map<string, unknown[]>(); // a large display's arrays, arriving in parts
   state: RuntimeState = { phase: "loading", stage: "runtime", startedAt: performance.now(), stages: {} };
 
   constructor(private readonly urls: Urls) {}
@@ -158,7 +159,7 @@ export class PyodideClient {
     this.post({
       type: "init",
       id: this.initId,
-      config: { pyodideUrl: this.urls.pyodide, wheelUrl: this.urls.wheel, interruptBuffer: this.sab },
+      config: { pyodideUrl: this.urls.pyodide, wheelUrl: this.urls.wheel, bytecodeUrl: this.urls.bytecode, interruptBuffer: this.sab },
     });
   }
 
@@ -231,8 +232,16 @@ export class PyodideClient {
       case "stderr":
         if (this.pending?.id === message.id) this.emit({ type: message.type, text: message.text });
         return;
+      case "display_part":
+        if (this.pending?.id === message.id) {
+          const list = this.parts.get(message.key);
+          if (list) for (const item of message.items) list.push(item);
+          else this.parts.set(message.key, message.items);
+        }
+        return;
       case "display":
-        if (this.pending?.id === message.id) this.emit({ type: "display", display: message.display });
+        if (this.pending?.id === message.id) this.emit({ type: "display", display: this.joinParts(message.display) });
+        this.parts.clear();
         return;
       case "done":
         if (this.pending?.kind === "run" && this.pending.id === message.id) {
@@ -251,8 +260,21 @@ export class PyodideClient {
     }
   }
 
+  /** The display with the parts that came before it put back in front of its arrays. */
+  private joinParts(display: Display): Display {
+    if (this.parts.size === 0 || !("data" in display)) return display;
+    const data = display.data as Record<string, unknown>;
+    for (const [key, items] of this.parts) {
+      const rest = data[key];
+      if (Array.isArray(rest)) for (const item of rest) items.push(item);
+      data[key] = items;
+    }
+    return display;
+  }
+
   private finish(): void {
     this.pending = null;
+    this.parts.clear();
     if (this.stopTimer) clearTimeout(this.stopTimer);
     this.stopTimer = null;
     if (this.interrupt) this.interrupt[0] = 0;

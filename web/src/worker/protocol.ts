@@ -15,6 +15,7 @@ export type Stage = "runtime" | "stdlib" | "kael";
 export interface InitConfig {
   pyodideUrl: string; // absolute, ends with "/"
   wheelUrl: string; // absolute, ends with a valid wheel file name
+  bytecodeUrl: string; // the wheel's modules compiled at build time (scripts/precompile.mjs)
   interruptBuffer: SharedArrayBuffer | null; // null when the page is not cross-origin isolated
 }
 
@@ -101,5 +102,8 @@ export type FromWorker =
   | { type: "stdout"; id: number; text: string }
   | { type: "stderr"; id: number; text: string }
   | { type: "display"; id: number; display: Display }
+  // A large display's long arrays (a 10,000-node graph's nodes, edges and tensors) come first in
+  // parts, so that the page deserializes them a slice per task; the display then holds the rest.
+  | { type: "display_part"; id: number; key: string; items: unknown[] }
   | { type: "done"; id: number; outcome: RunOutcome }
   | { type: "tests_done"; id: number; report: TestReport | null; error: PyError | null; durationMs: number };

@@ -89,12 +89,29 @@ function writer(kind: "stdout" | "stderr") {
 }
 
 const DISPLAY_KINDS = new Set<string>(Object.values(DISPLAY_KIND));
+const PART_ITEMS = 500;
 
 function emit(kind: string, json: string): void {
   if (!DISPLAY_KINDS.has(kind)) return;
   const payload = JSON.parse(json) as Record<string, unknown>;
   flushOutput(); // keep output and drawings in the order the program made them
+  postParts(payload.data);
   post({ type: "display", id: currentId, display: { kind, ...payload } as Display });
+}
+
+/** Posts the long arrays of `data` in parts of PART_ITEMS, leaving the last part in place: one
+ * message with a 10,000-node graph took the page 90 ms to deserialize, in one task. */
+function postParts(data: unknown): void {
+  if (!data || typeof data !== "object") return;
+  const record = data as Record<string, unknown>;
+  for (const [key, value] of Object.entries(record)) {
+    if (!Array.isArray(value) || value.length <= PART_ITEMS) continue;
+    let start = 0;
+    for (; value.length - start > PART_ITEMS; start += PART_ITEMS) {
+      post({ type: "display_part", id: currentId, key, items: value.slice(start, start + PART_ITEMS) });
+    }
+    record[key] = value.slice(start);
+  }
 }
 
 /**
@@ -117,8 +134,30 @@ function watchStdlibDownload(): () => void {
   };
 }
 
+/** The kael wheel's bytes, fetched while Pyodide loads (it is needed as soon as Pyodide is up). */
+function fetchWheel(url: string): Promise<ArrayBuffer> {
+  const wheel = fetch(url).then((response) => {
+    if (!response.ok) throw new Error(`the kael wheel is missing: ${response.status} ${url}`);
+    return response.arrayBuffer();
+  });
+  wheel.catch(() => {}); // awaited (and so reported) after loadPyodide, not as an unhandled rejection
+  return wheel;
+}
+
+/**
+ * The wheel's precompiled modules (checked-hash .pyc: used only while they match the sources),
+ * or null when they cannot be had: kael then compiles from source, only slower.
+ */
+function fetchBytecode(url: string): Promise<ArrayBuffer | null> {
+  return fetch(url)
+    .then((response) => (response.ok ? response.arrayBuffer() : null))
+    .catch(() => null);
+}
+
 async function init(id: number, config: InitConfig): Promise<void> {
   stage("runtime", "start");
+  const wheelBytes = fetchWheel(config.wheelUrl);
+  const bytecode = fetchBytecode(config.bytecodeUrl);
   const { loadPyodide } = (await import(/* @vite-ignore */ `${config.pyodideUrl}pyodide.mjs`)) as {
     loadPyodide: (options: object) => Promise<PyodideAPI>;
   };
@@ -141,14 +180,16 @@ async function init(id: number, config: InitConfig): Promise<void> {
   }
   stage("runtime", "done");
 
-  runtime.runPython("import ast, json, linecache, traceback, math, random, time, io, types, functools");
-
   stage("kael", "start");
-  const response = await fetch(config.wheelUrl);
-  if (!response.ok) throw new Error(`the kael wheel is missing: ${response.status} ${config.wheelUrl}`);
-  const wheel = await response.arrayBuffer();
+  const wheel = await wheelBytes;
   const site = runtime.runPython("import sysconfig; sysconfig.get_paths()['purelib']") as string;
   runtime.unpackArchive(wheel, "wheel", { extractDir: site });
+  const compiled = await bytecode;
+  try {
+    if (compiled) runtime.unpackArchive(compiled, "zip", { extractDir: site });
+  } catch (error) {
+    console.warn("kael's precompiled modules could not be unpacked; compiling from source", error);
+  }
   runtime.FS.writeFile(`${site}/playground.py`, playgroundSource);
   runtime.FS.writeFile(`${site}/playground_tests.py`, testsSource);
   runtime.FS.writeFile(`${site}/display_kinds.json`, displayKindsSource);
