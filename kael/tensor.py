@@ -16,7 +16,7 @@ import weakref
 
 from . import dtype as dt
 from .autograd.grad_mode import state as _grad_state
-from .autograd.meta import AutogradMeta
+from .autograd.meta import AutogradMeta, NoGradViewMeta
 from .autograd.node import _RemovableHandle
 from .autograd.source import record_modification
 from .autograd.source import state as _source
@@ -78,6 +78,42 @@ def _view(arr, base: "Tensor") -> "Tensor":
     return t
 
 
+def _view_op(arr, base: "Tensor") -> "Tensor":
+    """The result of a view op (indexing, view, permute, expand): as ``_view``, and it knows its
+    root base, as PyTorch's ``_base`` (``detach_()`` refuses it). A view of a view made under
+    ``no_grad`` inherits that state (``NoGradViewMeta``), as PyTorch's creation meta does."""
+    t = object.__new__(Tensor)
+    t._data = arr
+    t._storage = storage = base._storage
+    root = getattr(base, "_base", None)
+    t._base = base if root is None else root
+    meta = base._meta
+    if type(meta) is NoGradViewMeta:
+        t._meta = NoGradViewMeta(meta.base, storage)
+    else:
+        t._meta = None
+    return t
+
+
+def _no_grad_view(t: "Tensor") -> None:
+    """Called for the result of an op run under ``no_grad``: a view of a tensor whose root base
+    requires grad becomes a no-grad view (PyTorch: it requires grad while its base does)."""
+    if t._meta is None:
+        root = getattr(t, "_base", None)
+        if root is not None:
+            meta = root._meta
+            if meta is not None and meta.requires_grad:
+                t._meta = NoGradViewMeta(root, t._storage)
+
+
+_DETACH_VIEW = (
+    "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+    "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+    "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+    "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+)
+
+
 class _RetainGrad:
     """Pre-hook on a non-leaf's grad_fn that stores the incoming gradient in ``.grad``."""
 
@@ -110,7 +146,7 @@ class _TensorHook:
 class Tensor:
     """An n-dimensional array with PyTorch's autograd semantics as ADR 0005 decides them."""
 
-    __slots__ = ("_data", "_storage", "_meta", "__weakref__")
+    __slots__ = ("_data", "_storage", "_meta", "_base", "__weakref__")
 
     __array_priority__ = 1000  # numpy scalars defer to our operators
 
@@ -227,9 +263,7 @@ class Tensor:
             if not requires_grad:
                 return self
             self._meta = meta = AutogradMeta()
-        if meta.no_grad_view:
-            return self  # PyTorch: a view's requires_grad follows its base, whatever is asked
-        meta.requires_grad = bool(requires_grad)
+        meta.requires_grad = bool(requires_grad)  # a no-grad view's own flag: it follows its base too
         return self
 
     @property
@@ -322,6 +356,8 @@ class Tensor:
         return _view(self._data, self)
 
     def detach_(self) -> "Tensor":
+        if getattr(self, "_base", None) is not None:
+            raise RuntimeError(_DETACH_VIEW)
         meta = self._meta
         if meta is not None:
             meta.grad_fn = None
@@ -760,7 +796,7 @@ from . import _format, autograd  # noqa: E402
 from .autograd import engine as _engine  # noqa: E402
 from .autograd import function as _function  # noqa: E402
 
-_function._bind_tensor(Tensor, _wrap)
+_function._bind_tensor(Tensor, _wrap, _no_grad_view)
 _engine._bind_tensor(Tensor)
 
 from . import creation, ops  # noqa: E402

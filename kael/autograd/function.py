@@ -24,11 +24,12 @@ B = get_backend()
 # module, so a top-level import here would be circular).
 Tensor = None
 _wrap = None
+_no_grad_view = None
 
 
-def _bind_tensor(tensor_cls, wrap) -> None:
-    global Tensor, _wrap
-    Tensor, _wrap = tensor_cls, wrap
+def _bind_tensor(tensor_cls, wrap, no_grad_view) -> None:
+    global Tensor, _wrap, _no_grad_view
+    Tensor, _wrap, _no_grad_view = tensor_cls, wrap, no_grad_view
 
 
 class FunctionCtx:
@@ -103,9 +104,12 @@ class Function:
                 if floating:
                     floating[0]._set_history(node)
             return outs
-        if type(out) is B.array_type:  # the usual case: a freshly computed array
+        if type(out) is B.array_type:  # the usual case: a freshly computed array, no view
             out = _wrap(out)
-        elif type(out) is not Tensor:
+            if node is not None and B.dtype(out._data).is_floating_point:
+                out._set_history(node)
+            return out
+        if type(out) is not Tensor:
             out = _as_output(out, args, Tensor, _wrap)
         else:
             for a in args:
@@ -116,7 +120,7 @@ class Function:
             if B.dtype(out._data).is_floating_point:
                 out._set_history(node)
         elif not enabled:
-            _no_grad_view(out, args)
+            _no_grad_view(out)  # a view op's result under no_grad
         return out
 
     @classmethod
@@ -152,19 +156,6 @@ class Function:
         if _source.enabled:
             node._where = here()  # for the second-backward error (kael.autograd.set_detect_source)
         return node
-
-
-def _no_grad_view(out, args):
-    """PyTorch: a view made under ``no_grad`` of a tensor that requires grad requires grad too
-    (a leaf; writing into it in place with grad mode on is then refused)."""
-    storage = out._storage
-    for a in args:
-        if isinstance(a, Tensor) and a._storage is storage and a is not out:
-            meta = a._meta
-            if meta is not None and meta.requires_grad and out._meta is None:
-                out.requires_grad_()
-                out._meta.no_grad_view = True
-            return
 
 
 _NO_GRAD_NEEDED = [(False,) * n for n in range(8)]

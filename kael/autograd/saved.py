@@ -13,12 +13,19 @@ import threading
 from .source import describe, modification_of
 from .source import state as _source
 
-__all__ = ["SavedTensor", "saved_tensors_hooks"]
+__all__ = ["SavedTensor", "saved_tensors_hooks", "saving_node"]
 
 
 class _HookStack(threading.local):
     def __init__(self):
         self.stack = []
+        self.saving = None  # the node whose tensor a pack hook is packing, while it runs
+
+
+def saving_node():
+    """The node saving the tensor that the running pack hook was given (None outside a pack
+    hook). Set only on the hook path, so saving without hooks pays nothing for it."""
+    return _hooks.saving
 
 
 _hooks = _HookStack()
@@ -59,7 +66,11 @@ class SavedTensor:
         self._where = node.__dict__.get("_where") if _source.enabled else None
         if _hooks.stack:
             pack, unpack = _hooks.stack[-1]
-            self._packed = pack(tensor)
+            outer, _hooks.saving = _hooks.saving, node
+            try:
+                self._packed = pack(tensor)
+            finally:
+                _hooks.saving = outer
             self._unpack = unpack
             self._data = None
         else:

@@ -60,6 +60,8 @@ class Targets:
         for i, t in enumerate(inputs):
             node = gradient_edge(t)
             if node is None:
+                if t.requires_grad:
+                    continue  # a view made under no_grad: no node receives its gradient (PyTorch)
                 raise RuntimeError(f"element {i} of the inputs does not require grad and does not have a grad_fn")
             self.nodes.setdefault(node, []).append(i)
             if not capture and not isinstance(node, AccumulateGrad):
@@ -93,8 +95,8 @@ class Targets:
         for i, g in enumerate(self.captured):
             if g is None and not allow_unused:
                 raise RuntimeError(
-                    f"One of the differentiated Tensors (input {i}) appears to not have been used "
-                    "in the graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior."
                 )
         return tuple(self.captured)
 

@@ -99,6 +99,20 @@ _UNARY = {
     "reciprocal": lambda x: np.divide(x.dtype.type(1), x),
 }
 
+def _remainder(a, b, out=None, casting="same_kind"):
+    """PyTorch's float remainder: ``fmod`` moved into ``b``'s sign, so a zero result keeps the
+    sign of ``a`` (numpy's, like Python's ``%``, takes ``b``'s: ``0.0 % -2.0`` is -0.0)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if np.result_type(a, b).kind != "f":
+        return np.remainder(a, b, out=out, casting=casting)
+    m = np.fmod(a, b)
+    r = np.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
+    if out is None:
+        return r
+    np.copyto(out, r, casting=casting)
+    return out
+
+
 _BINARY = {
     "add": np.add,
     "sub": np.subtract,
@@ -108,7 +122,7 @@ _BINARY = {
     "maximum": np.maximum,
     "minimum": np.minimum,
     "floordiv": np.floor_divide,
-    "remainder": np.remainder,
+    "remainder": _remainder,
     "eq": np.equal,
     "ne": np.not_equal,
     "lt": np.less,

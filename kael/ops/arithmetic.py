@@ -113,7 +113,8 @@ class Pow(Function):
     def forward(ctx, a, b):
         out = _binary_forward("pow", a, b)
         if ctx.needs_input_grad[1]:
-            ctx.save_for_backward(a, b, _wrap(out))
+            out = _wrap(out)  # the result itself: an in-place change to it raises the version error
+            ctx.save_for_backward(a, b, out)
         else:
             ctx.save_for_backward(a, b)
         return out
@@ -353,6 +354,8 @@ def where(condition, a, b):
 def cast(a, dtype):
     if a.dtype is dtype:
         return a
+    if not dtype.is_floating_point:  # no gradient flows into an integer or bool result
+        return _wrap(B.astype(a._data, dtype))
     return Cast.apply(a, dtype=dtype)
 
 
@@ -425,5 +428,22 @@ def _integer_safe_forward(op, a, b):
     return B.binary(op, promoted(a, dtype), db)
 
 
+class RemainderOfNumber(Remainder):
+    """y = number % b. PyTorch has no derivative for ``remainder(Scalar, Tensor)``: it records
+    the node and backward through it raises, as here."""
+
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
 floor_divide = _binary(FloorDivide, "floor_divide")
-remainder = _binary(Remainder, "remainder")
+_remainder = _binary(Remainder, "remainder")
+_remainder_of_number = _binary(RemainderOfNumber, "remainder")
+
+
+def remainder(a, b):
+    """a % b, with the sign of b (PyTorch's and Python's convention)."""
+    if isinstance(a, (bool, int, float)) and isinstance(b, Tensor):
+        return _remainder_of_number(a, b)
+    return _remainder(a, b)

@@ -8,10 +8,13 @@ with a source that requires grad, so a recorded node never changes.
 
 from __future__ import annotations
 
+import math
+
 from .. import dtype as dt
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
-from ..tensor import B, Tensor, _view, _wrap
+from ..autograd.meta import NoGradViewMeta
+from ..tensor import B, Tensor, _view_op, _wrap
 from ..backend.errors import broadcast_shapes, fmt_shape
 from ._util import operands
 
@@ -61,7 +64,7 @@ class Index(Function):
     def forward(ctx, a, key=()):
         ctx.key = key
         out = B.getitem(a._data, key)
-        return _view(out, a) if _is_basic(key) else out
+        return _view_op(out, a) if _is_basic(key) else out
 
     @staticmethod
     def backward(ctx, g):
@@ -119,6 +122,8 @@ def check_inplace(t: Tensor, op: str, source=None) -> None:
     if not _grad_state.enabled:
         return
     meta = t._meta
+    if type(meta) is NoGradViewMeta and (meta.requires_grad or isinstance(source, Tensor) and source.requires_grad):
+        raise RuntimeError(meta.message("is being"))
     if meta is not None and meta.requires_grad:
         if meta.grad_fn is None:
             raise RuntimeError(f"a leaf tensor that requires grad is being used in the in-place operation {op}")
@@ -141,6 +146,54 @@ def check_no_overlap(arr) -> None:
     for n, st in zip(shape, B.strides(arr)):
         if st == 0 and n > 1:
             raise RuntimeError(_OVERLAP)
+
+
+_PARTIAL_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+    "a single memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def _dense(arr) -> bool:
+    """PyTorch's "non-overlapping and dense": some order of the dims is C-contiguous."""
+    expected = 1
+    for st, n in sorted((st, n) for n, st in zip(B.shape(arr), B.strides(arr)) if n != 1):
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _torch_strides(arr, ndim) -> tuple:
+    """``arr``'s strides as PyTorch has them, left-padded to ``ndim`` dims as its ``expand``
+    does: a size-1 dim added by None, unsqueeze or expand strides over the dims after it."""
+    own = tuple(B.shape(arr))
+    shape = (1,) * (ndim - len(own)) + own
+    strides = [0] * (ndim - len(own)) + list(B.strides(arr))
+    for i in range(ndim - 1, -1, -1):
+        if shape[i] == 1 and strides[i] == 0:
+            strides[i] = strides[i + 1] * shape[i + 1] if i + 1 < ndim else 1
+    return tuple(strides)
+
+
+def check_no_partial_overlap(t: Tensor, dst, source, expanded=False) -> None:
+    """PyTorch refuses an in-place write whose source shares part of the written memory (an
+    overlap it cannot order); the same memory read and written element by element is fine.
+    Like PyTorch, it gives up (allows the write) when either side is not dense."""
+    if not isinstance(source, Tensor) or source._storage is not t._storage:
+        return
+    src = source._data
+    if 0 in B.shape(dst) or 0 in B.shape(src) or not (_dense(dst) and _dense(src)):
+        return
+    a0, b0 = B.offset(dst), B.offset(src)
+    a1, b1 = a0 + math.prod(B.shape(dst)), b0 + math.prod(B.shape(src))
+    if a0 == b0 and a1 == b1:
+        n = len(B.shape(dst)) if expanded else max(len(B.shape(dst)), len(B.shape(src)))
+        if _torch_strides(dst, n) == _torch_strides(src, n) and (expanded or B.shape(dst) == B.shape(src)):
+            return  # the same elements in the same places: each is read before it is written
+        raise RuntimeError(_PARTIAL_OVERLAP)
+    if a0 < b1 and b0 < a1:
+        raise RuntimeError(_PARTIAL_OVERLAP)
 
 
 def _check_out_shape(t: Tensor, src) -> None:
@@ -167,6 +220,7 @@ _TORCH_SCALAR_NAMES = {dt.float32: "Float", dt.float64: "Float", dt.int64: "Long
 
 def inplace_binary(t: Tensor, op: str, other, name: str) -> Tensor:
     check_inplace(t, name, other)
+    check_no_partial_overlap(t, t._data, other)
     if op == "div" and not t.dtype.is_floating_point:
         raise RuntimeError(f"result type {dt.get_default_dtype().name} can't be cast to the desired output type {t.dtype.name} in {name}")
     src = _source_array(t, other, name)
@@ -180,7 +234,9 @@ def inplace_binary(t: Tensor, op: str, other, name: str) -> Tensor:
 def inplace_copy(t: Tensor, src) -> Tensor:
     check_inplace(t, "copy_", src)
     if src is t:
-        return t  # PyTorch: copying a tensor into itself does nothing
+        t._storage.bump()  # PyTorch: copying a tensor into itself writes nothing, but counts
+        return t
+    check_no_partial_overlap(t, t._data, src)
     src = src if isinstance(src, Tensor) else _wrap(B.full((), src, t.dtype))
     arr = src._data if src.dtype is t.dtype else B.astype(src._data, t.dtype)
     check_no_overlap(t._data)
@@ -231,10 +287,13 @@ def index_put_(t: Tensor, key, value) -> Tensor:
     selected = B.getitem(dst, key)  # an invalid key raises PyTorch's IndexError before the grad rules
     check_inplace(t, "index_put_", value)
     if value is t and key == (Ellipsis,):
-        return t  # t[...] = t copies t into itself: nothing to do, as in PyTorch
+        t._storage.bump()  # t[...] = t copies t into itself: nothing to write, but it counts
+        return t
     check_no_overlap(selected if _is_basic(key) else dst)
     if isinstance(value, Tensor):
         arr = value._data
+        if _is_basic(key) and math.prod(B.shape(arr)) == math.prod(B.shape(selected)):
+            check_no_partial_overlap(t, selected, value, expanded=True)  # (a broadcast one is never checked)
     else:
         arr = operands(t, value)[0][1]._data
     B.setitem(dst, key, arr if B.dtype(arr) is t.dtype else B.astype(arr, t.dtype))

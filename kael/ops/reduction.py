@@ -102,8 +102,8 @@ class Var(Function):
     saved_names = ("self",)
 
     @staticmethod
-    def forward(ctx, a, dims=(), keepdim=False, denominator=1):
-        ctx.dims, ctx.keepdim, ctx.denominator = dims, keepdim, denominator
+    def forward(ctx, a, dims=(), keepdim=False, denominator=1, whole=False):
+        ctx.dims, ctx.keepdim, ctx.denominator, ctx.whole = dims, keepdim, denominator, whole
         ctx.save_for_backward(a)
         centered = a - mean(a, dims, keepdim=True)
         return sum(centered * centered, dims, keepdim) / denominator
@@ -112,7 +112,12 @@ class Var(Function):
     def backward(ctx, g):
         (a,) = ctx.saved_tensors
         g = _unreduce(g, a.shape, ctx.dims, ctx.keepdim)
-        return g * (2.0 / ctx.denominator if ctx.denominator else math.inf) * (a - mean(a, ctx.dims, keepdim=True))
+        m = mean(a, ctx.dims, keepdim=True)
+        if not ctx.denominator and ctx.whole:
+            # PyTorch's var_backward for no dim (or a 0-d input) with no degrees of freedom:
+            # inf * (a - mean) taken as nan where a equals the mean, else inf (even for a nan)
+            return where(a == m, g * math.nan, g * math.inf)
+        return g * (2.0 / ctx.denominator if ctx.denominator else math.inf) * (a - m)
 
 
 def var(a, dim=None, keepdim=False, unbiased=True):
@@ -121,7 +126,7 @@ def var(a, dim=None, keepdim=False, unbiased=True):
     dims = _dims(dim, a.ndim)
     n = _count(a.shape, dims)
     denominator = (n - 1 if n else 0) if unbiased else n  # one element, unbiased: 0 / 0 = nan
-    return Var.apply(a, dims=dims, keepdim=keepdim, denominator=denominator)
+    return Var.apply(a, dims=dims, keepdim=keepdim, denominator=denominator, whole=dim is None or a.ndim == 0)
 
 
 class Std(Sqrt):
@@ -156,11 +161,15 @@ class Amax(Function):
         shape = a.shape
         y = _unreduce(y, shape, ctx.dims, ctx.keepdim)
         mask = a == y
+        g = _unreduce(g, shape, ctx.dims, ctx.keepdim)
         if ctx.nan_shares:  # max()/min() of everything: a nan result comes from the nan elements
             mask = mask | ((a != a) & (y != y))
+            # PyTorch's evenly_distribute_backward is a masked_fill: the other elements get 0
+            # even when the gradient is nan or inf
+            return where(mask, g / mask.to(g.dtype).sum(ctx.dims, keepdim=True), 0.0)
         mask = mask.to(g.dtype)
         count = mask.sum(ctx.dims, keepdim=True)
-        return _unreduce(g, shape, ctx.dims, ctx.keepdim) * mask / count
+        return g * mask / count
 
 
 class Amin(Amax):
@@ -305,7 +314,8 @@ class LogSumExp(Function):
         else:  # nothing to shift: the sum of no terms is 0 and its log -inf, as in PyTorch
             m = _wrap(B.full(_kept_shape(a.shape, dims), 0, a.dtype))
         out = (a - m).exp().sum(dims, keepdim=True).log() + m
-        out = out if keepdim or not dims else out.squeeze(dims)
+        if not keepdim and dims:  # a tensor of its own, not a view of the temporary sum
+            out = _wrap(out.squeeze(dims)._data)
         ctx.save_for_backward(a, out)
         return out
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..autograd.function import Function
 from ..backend.errors import fmt_shape
-from ..tensor import B, Tensor, _view
+from ..tensor import B, Tensor, _view_op
 from ._util import norm_dim, norm_dims, reduce_grad, sum_to
 
 __all__ = [
@@ -52,7 +52,7 @@ class View(Function):
                     f"strides {list(a.stride())} cannot be viewed as {fmt_shape(shape)}. Use .reshape(...) instead."
                 )
             return B.view(B.copy(a._data), shape)
-        return _view(arr, a)
+        return _view_op(arr, a)
 
     @staticmethod
     def backward(ctx, g):
@@ -78,7 +78,7 @@ class Permute(Function):
     @staticmethod
     def forward(ctx, a, dims=()):
         ctx.dims = dims
-        return _view(B.permute(a._data, dims), a)
+        return _view_op(B.permute(a._data, dims), a)
 
     @staticmethod
     def backward(ctx, g):
@@ -151,7 +151,7 @@ class Expand(Function):
 
     @staticmethod
     def forward(ctx, a, shape=()):
-        return _view(B.expand(a._data, shape), a)
+        return _view_op(B.expand(a._data, shape), a)
 
     @staticmethod
     def backward(ctx, g):

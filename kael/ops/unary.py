@@ -293,8 +293,26 @@ silu = _unary(Silu, "silu")
 square = _unary(Square, "square")
 
 
-def rsqrt(a):
-    return 1 / sqrt(a)
+class Rsqrt(Function):
+    """y = 1 / sqrt(a);  da = -0.5 * g * y**3 (PyTorch saves the result, so an in-place change
+    to it before backward raises the version error)"""
+
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        x = _float_input(a, "rsqrt")
+        out = _wrap(B.binary("div", B.full((), 1, B.dtype(x)), B.unary("sqrt", x)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return reduce_grad(-0.5 * g * (y * y * y), ctx.inputs[0])
+
+
+rsqrt = _unary(Rsqrt, "rsqrt")
 
 
 def gelu(a, approximate="none"):

@@ -11,12 +11,10 @@ frees) its recomputed activations inside the backward: those events have phase `
 
 from __future__ import annotations
 
-import sys
 import weakref
 
 from ..autograd import engine
-from ..autograd.node import Node
-from ..autograd.saved import saved_tensors_hooks
+from ..autograd.saved import saved_tensors_hooks, saving_node
 
 __all__ = ["memory", "MemoryLog"]
 
@@ -31,19 +29,6 @@ class _Held:
 
     def __init__(self, tensor):
         self.tensor = tensor
-
-
-def _saving_node():
-    # The pack hook is called by SavedTensor(tensor, node).__init__; its ``node`` is the saver.
-    frame = sys._getframe(2)
-    for _ in range(3):
-        if frame is None:
-            return None
-        node = frame.f_locals.get("node")
-        if isinstance(node, Node):
-            return node
-        frame = frame.f_back
-    return None
 
 
 class MemoryLog:
@@ -72,7 +57,7 @@ class MemoryLog:
 
     # -- the hooks --------------------------------------------------------------------------------
     def _pack(self, tensor):
-        node = _saving_node()
+        node = saving_node()  # kael notes the saver for pack hooks: no frame inspection
         name = None
         if node is not None:
             k = self._per_node.get(node, 0)

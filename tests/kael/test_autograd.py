@@ -675,7 +675,7 @@ def test_autograd_grad_returns_gradients_without_touching_grad():
 def test_autograd_grad_unused_input():
     x = leaf([1.0])
     w = leaf([2.0])
-    with pytest.raises(RuntimeError, match=r"input 0\) appears to not have been used in the graph"):
+    with pytest.raises(RuntimeError, match=r"at index 0 appears to not have been used in the graph"):
         kael.autograd.grad((x * 2).sum(), [w])
     gw, gx = kael.autograd.grad((x * 2).sum(), [w, x], allow_unused=True)
     assert gw is None and gx.tolist() == [2.0]

@@ -1,4 +1,5 @@
-"""Regression tests for issue 12: the 19 places where kael differed from PyTorch 2.13.
+"""Regression tests for issue 12: the 19 places where kael differed from PyTorch 2.13, and the
+differences the differential run (torchdiff.py) found after them (the last section).
 
 Each test names its bug (``test_bugNN_...``) and holds the values PyTorch gives, so it runs on
 both backends and inside Pyodide without PyTorch installed. Where ADR 0005 decides otherwise,
@@ -445,3 +446,226 @@ def test_bug19_zero_size_reduction_along_a_dim_is_an_index_error():
         kael.zeros(0, 3).amax(0)
     with pytest.raises(IndexError, match="Expected reduction dim 0 to have non-zero size"):
         kael.zeros(0, 3).max(0)
+
+
+# Found by the differential run (tests/kael/torchdiff.py) ------------------------------------
+
+NO_GRAD_VIEWS = {
+    "slice": lambda t: t[:2],
+    "select": lambda t: t[0],
+    "t": lambda t: t.t(),
+    "view": lambda t: t.view(-1),
+    "unsqueeze": lambda t: t.unsqueeze(0),
+    "expand": lambda t: t.expand(2, 3),
+    "none": lambda t: t[None],
+}
+
+
+def _no_grad_view(make, base_kind):
+    x = leaf([1.0, 2.0, 3.0])
+    base = x if base_kind == "leaf" else x * 3
+    with kael.no_grad():
+        v = make(base)
+    return x, base, v
+
+
+@pytest.mark.parametrize("base_kind", ["leaf", "non-leaf"])
+@pytest.mark.parametrize("view", sorted(NO_GRAD_VIEWS))
+def test_no_grad_view_requires_grad_while_its_base_does(view, base_kind):
+    x, base, v = _no_grad_view(NO_GRAD_VIEWS[view], base_kind)
+    assert (v.requires_grad, v.is_leaf, v.grad_fn) == (True, True, None)
+    with kael.no_grad():
+        w = v[...]  # a no-grad view of a no-grad view: the same root base
+    assert w.requires_grad
+    v.requires_grad_(False)  # its own flag: it still follows its base
+    assert v.requires_grad
+    if base_kind == "leaf":
+        base.requires_grad_(False)
+    else:
+        base.detach_()
+    assert (v.requires_grad, w.requires_grad, (v * 2).requires_grad) == (False, False, False)
+
+
+@pytest.mark.parametrize("base_kind", ["leaf", "non-leaf"])
+def test_no_grad_view_drops_its_gradient_unless_it_asked_for_its_own(base_kind):
+    x, base, v = _no_grad_view(NO_GRAD_VIEWS["slice"], base_kind)
+    (v * 2).sum().backward(inputs=[v], retain_graph=True)  # no error: nothing reaches it
+    (v * 2).sum().backward()
+    assert (v.grad, x.grad) == (None, None)
+    (g,) = autograd.grad((v * 2).sum(), [v], allow_unused=True)
+    assert g is None
+    with pytest.raises(RuntimeError, match="The differentiated Tensor at index 0 appears to not have been used"):
+        autograd.grad((v * 2).sum(), [v])
+    v.requires_grad_(True)  # now it has an accumulator of its own
+    (v * 2).sum().backward()
+    check(v.grad, [2.0, 2.0])
+    assert x.grad is None
+
+
+@pytest.mark.parametrize("view", sorted(NO_GRAD_VIEWS))
+def test_in_place_on_a_no_grad_view_with_grad_mode_on_is_refused(view):
+    x, _, v = _no_grad_view(NO_GRAD_VIEWS[view], "leaf")
+    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given"):
+        v.mul_(2)
+    w = v.unsqueeze(0)  # made with grad mode on from the no-grad view: it inherits the rule
+    with pytest.raises(RuntimeError, match=r"^Output 0 of \w+ is a view of a view which was created in no_grad mode and is being modified"):
+        w.mul_(2)
+    plain = kael.tensor([1.0, 2.0, 3.0], dtype=F64)
+    with kael.no_grad():
+        u = NO_GRAD_VIEWS[view](plain)
+    if view != "expand":
+        u.mul_(2)  # nothing requires grad: allowed, as in PyTorch
+    assert x._version == 0
+
+
+def test_a_no_grad_view_written_in_place_refuses_to_be_differentiated():
+    x, _, v = _no_grad_view(NO_GRAD_VIEWS["slice"], "leaf")
+    w = v.unsqueeze(0)
+    with kael.no_grad():
+        v.add_(1)
+    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and its base or another view of its base has been modified inplace with grad mode enabled"):
+        v * 2
+    with pytest.raises(RuntimeError, match=r"^Output 0 of \w+ is a view of a view which was created in no_grad mode and its base"):
+        w * 2
+    with pytest.raises(RuntimeError, match="its base or another view of its base has been modified"):
+        v.is_leaf  # noqa: B018
+    assert v.requires_grad
+    check(v.bool(), [True, True])  # no gradient flows into a bool result: no grad_fn is read
+    x.requires_grad_(False)
+    check(v * 2, [4.0, 6.0])  # nothing to differentiate any more
+
+
+DETACH_VIEWS = {**NO_GRAD_VIEWS, "reshape": lambda t: t.reshape(3), "T": lambda t: t.T, "mT": lambda t: t[None].mT,
+                "permute": lambda t: t.permute(0), "squeeze": lambda t: t[None].squeeze(0),
+                "flatten2d": lambda t: t[None].flatten(), "of-detached": lambda t: t.detach()[:1]}
+
+
+@pytest.mark.parametrize("requires_grad", [True, False])
+@pytest.mark.parametrize("view", sorted(DETACH_VIEWS))
+def test_detach_in_place_of_a_view_is_refused(view, requires_grad):
+    x = kael.tensor([1.0, 2.0, 3.0], dtype=F64, requires_grad=requires_grad)
+    with pytest.raises(RuntimeError, match=r"^Can't detach views in-place. Use detach\(\) instead. If you are using DistributedDataParallel"):
+        DETACH_VIEWS[view](x).detach_()
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: x.detach(), lambda x: x * 2, lambda x: x.sum(0), lambda x: kael.logsumexp(x, 1), lambda x: x.reshape(6),
+    lambda x: x.max(1).values, lambda x: x.clone(), lambda x: x[kael.tensor([0])], lambda x: kael.cat([x, x]),
+], ids=["detach", "mul", "sum", "logsumexp", "reshape-copy", "max", "clone", "advanced-index", "cat"])
+def test_detach_in_place_of_a_tensor_that_is_no_view(make):
+    x = leaf([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).t()
+    y = make(x)
+    assert y.detach_() is y
+    assert (y.requires_grad, y.grad_fn) == (False, None)
+
+
+def _arange(n, *shape):
+    return kael.arange(float(n)).reshape(*shape) if shape else kael.arange(float(n))
+
+
+# (statement, whether PyTorch refuses it): x is arange(9.).reshape(3, 3), y is arange(4.)
+OVERLAPS = [
+    ("y[1:].add_(y[:3])", True), ("y[1:].copy_(y[:3])", True), ("x.copy_(x.T)", True), ("x.add_(x.T)", True),
+    ("x[...] = x.T", True), ("x.mul_(x[0])", True), ("x.copy_(x[0])", True), ("x.add_(x[None])", True),
+    ("x.div_(x.T)", True), ("x.T.add_(x)", True),
+    ("x[...] = x[0]", False), ("x[0] = x[1]", False), ("x[0] = x[0]", False), ("x[:1] = x[0]", False),
+    ("x[:1] = x[1]", False), ("x.copy_(x.detach())", False), ("x.add_(x)", False), ("x[:, 0].add_(x[:, 1])", False),
+    ("x[:, :2].add_(x[:, 1:])", False), ("x[0].copy_(x.T[0])", False), ("x.add_(x.flip(0) if hasattr(x, 'flip') else x.clone())", False),
+]
+
+
+@pytest.mark.parametrize("statement, refused", OVERLAPS)
+def test_in_place_source_overlapping_its_target(statement, refused):
+    ns = {"x": _arange(9, 3, 3), "y": _arange(4)}
+    if refused:
+        with pytest.raises(RuntimeError, match="^unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone"):
+            exec(statement, ns)
+    else:
+        exec(statement, ns)
+
+
+@pytest.mark.parametrize("write", ["copy", "setitem"])
+def test_writing_a_tensor_into_itself_counts_as_a_write(write):
+    x = leaf([1.0, -2.0, 3.0])
+    y = x.sigmoid()  # saves y
+    with kael.no_grad():
+        if write == "copy":
+            y.copy_(y)
+        else:
+            y[...] = y
+    assert y._version == 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+@pytest.mark.parametrize("op", ["pow", "rsqrt"])
+def test_pow_and_rsqrt_save_their_result(op):
+    a, b = leaf([1.5, 2.0]), leaf([2.0, 0.5])
+    y = a ** b if op == "pow" else a.rsqrt()
+    with kael.no_grad():
+        y[0] = 1.7
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_rsqrt_values_and_gradients():
+    x = leaf([4.0, 0.0, -0.0, -1.0, INF, NAN])
+    y = x.rsqrt()
+    y.sum().backward()
+    check(y, [0.5, INF, -INF, NAN, 0.0, NAN])
+    check(x.grad, [-0.0625, -INF, INF, NAN, -0.0, NAN])
+    assert kael.tensor([4, 1]).rsqrt().dtype is kael.float32
+
+
+def test_remainder_of_zero_keeps_the_sign_of_the_dividend():
+    a = kael.tensor([0.0, -0.0, 0.0, -0.0, 3.0, -1.0, 1.0, 5.5, -5.5, NAN, 2.0], dtype=F64)
+    b = kael.tensor([-2.0, -2.0, 2.0, 2.0, -3.0, INF, -INF, 2.0, 2.0, 1.0, 0.0], dtype=F64)
+    check(a % b, [0.0, -0.0, 0.0, -0.0, 0.0, INF, -INF, 1.5, 0.5, NAN, NAN])
+    check(a[:5] % -2.0, [0.0, -0.0, 0.0, -0.0, -1.0])
+    check(kael.tensor([7, -7]) % kael.tensor([3, 3]), [1, 2])
+
+
+def test_backward_of_number_remainder_tensor_is_not_implemented():
+    x = leaf([1.0, 2.0])
+    y = 3 % x
+    check(y, [0.0, 1.0])
+    assert y.requires_grad
+    with pytest.raises(RuntimeError, match="^derivative for aten::remainder is not implemented"):
+        y.sum().backward()
+    z = leaf([3.0, 4.0])
+    (z % 2.0 + kael.remainder(z, x)).sum().backward()
+    check(z.grad, [2.0, 2.0])
+    check(x.grad, [-3.0, -2.0])
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_of_everything_with_a_nan_gives_other_elements_a_zero_gradient(op):
+    x = leaf([[2.67, -2.836], [NAN, 2.665]])
+    y = getattr(x, op)()
+    (y * y).backward()  # the gradient reaching max() is nan
+    check(x.grad, [[0.0, 0.0], [NAN, 0.0]])
+    z = leaf([1.0, INF, INF])
+    (getattr(z, op)() * INF).backward()
+    check(z.grad, [0.0, INF, INF] if op == "max" else [INF, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("values, dim, expected", [
+    (NAN, None, INF), ([NAN], 0, [NAN]), (2.0, None, NAN), ([2.0], 0, [NAN]), ([2.0], None, [NAN]),
+    ([1.0, 2.0], None, [-1.0, 1.0]), ([1.0, 2.0], 0, [-1.0, 1.0]), ([[1.0], [3.0]], 1, [[NAN], [NAN]]),
+])
+def test_var_gradient_without_degrees_of_freedom(values, dim, expected):
+    x = leaf(values)
+    (x.var() if dim is None else x.var(dim=dim)).sum().backward()
+    check(x.grad, expected)
+
+
+def test_matmul_of_negative_zeros_is_positive_zero():
+    a = kael.tensor([[1.0], [2.0]], dtype=F64)
+    check(a @ kael.tensor([[-0.0]], dtype=F64), [[0.0], [0.0]])
+    check(kael.tensor([[1.0, 1.0]], dtype=F64) @ kael.tensor([[-0.0], [-0.0]], dtype=F64), [[0.0]])
+    check(kael.tensor([1.0, 1.0], dtype=F64) @ kael.tensor([-0.0, -0.0], dtype=F64), 0.0)
+
+
+def test_power_one_half_is_a_square_root():
+    x = kael.tensor([-INF, -0.0, 4.0, -1.0, INF], dtype=F64)
+    check(x ** 0.5, [NAN, -0.0, 2.0, NAN, INF])

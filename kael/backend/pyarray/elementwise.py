@@ -201,6 +201,17 @@ def _pow(x, y):
 
 
 
+_general_pow = _guarded(_mapped(math.pow), _mapped(_pow))
+
+
+def _float_pow(xs, ys):
+    """``x ** 0.5`` is a square root, as in PyTorch and numpy (``(-inf) ** 0.5`` is nan and
+    ``(-0.0) ** 0.5`` is -0.0 there; ``math.pow`` gives inf and 0.0)."""
+    if ys and ys[0] == 0.5 and all(y == 0.5 for y in ys):
+        return [math.sqrt(x) if x >= 0 else NAN for x in xs]
+    return _general_pow(xs, ys)
+
+
 def _int_pow(xs, ys):
     if ys and min(ys) < 0:
         raise ValueError("integers to negative integer powers are not allowed")
@@ -225,13 +236,16 @@ _FLOAT_BINARY = {
     "sub": _mapped(sub),
     "mul": _mapped(mul),
     "div": _guarded(_mapped(truediv), lambda xs, ys: [x / y if y else _div(x, y) for x, y in zip(xs, ys)]),
-    "pow": _guarded(_mapped(math.pow), _mapped(_pow)),
+    "pow": _float_pow,
     "maximum": lambda xs, ys: [x if x >= y or x != x else y for x, y in zip(xs, ys)],
     "minimum": lambda xs, ys: [x if x <= y or x != x else y for x, y in zip(xs, ys)],
     "floordiv": _guarded(
         _mapped(floordiv), lambda xs, ys: [x // y if y else _div(x, y) for x, y in zip(xs, ys)]
     ),
-    "remainder": _guarded(_mapped(mod), lambda xs, ys: [x % y if y else NAN for x, y in zip(xs, ys)]),
+    "remainder": _guarded(
+        lambda xs, ys: [r if (r := x % y) else math.copysign(0.0, x) for x, y in zip(xs, ys)],
+        lambda xs, ys: [(x % y or math.copysign(0.0, x)) if y else NAN for x, y in zip(xs, ys)],
+    ),  # a zero keeps the sign of x, as PyTorch's fmod-based remainder (Python's takes y's)
     **_COMMON_BINARY,
 }
 

@@ -26,15 +26,17 @@ UNROLL_MAX = 128
 
 
 @functools.lru_cache(maxsize=None)
-def row_kernel(k: int):
+def row_kernel(k: int, floating: bool = True):
     """``kernel(row, cols) -> [dot(row, col) for col in cols]`` for rows of ``k`` numbers, with
-    the dot product unrolled; ``row`` and each ``col`` are sequences of length ``k``."""
+    the dot product unrolled; ``row`` and each ``col`` are sequences of length ``k``. A float
+    dot product starts from +0.0, as BLAS's does (a sum of -0.0 products is +0.0 in PyTorch)."""
     r = [f"r{i}" for i in range(k)]
     c = [f"c{i}" for i in range(k)]
+    start = "0.0 + " if floating else ""
     source = (
         "def kernel(row, cols):\n"
         f"    {', '.join(r)}, = row\n"
-        f"    return [{' + '.join(f'{x} * {y}' for x, y in zip(r, c))} for {', '.join(c)}, in cols]\n"
+        f"    return [{start}{' + '.join(f'{x} * {y}' for x, y in zip(r, c))} for {', '.join(c)}, in cols]\n"
     )
     namespace = {}
     exec(compile(source, f"<matmul kernel k={k}>", "exec"), namespace)
@@ -81,14 +83,17 @@ def matmul(a: PyArray, b: PyArray) -> PyArray:
         ys = cast_values(values(b2), b.dtype, dtype)
         for ia, ib in pairs:
             yb = ys[ib * n:(ib + 1) * n]
-            out += [x * y for x in xs[ia * m:(ia + 1) * m] for y in yb]
+            if dtype.is_floating_point:  # + 0.0: a -0.0 product gives +0.0, as in PyTorch
+                out += [x * y + 0.0 for x in xs[ia * m:(ia + 1) * m] for y in yb]
+            else:
+                out += [x * y for x in xs[ia * m:(ia + 1) * m] for y in yb]
     else:
         nd = len(b2.shape)
         bt = permute(b2, tuple(range(nd - 2)) + (nd - 1, nd - 2))
         rows = _rows(cast_values(values(a2), a.dtype, dtype), k)
         cols = _rows(cast_values(values(bt), b.dtype, dtype), k)
         # Unrolling pays when each row's unpacking is shared by enough columns.
-        kernel = row_kernel(k) if k <= 32 or (k <= UNROLL_MAX and n >= 8) else None
+        kernel = row_kernel(k, dtype.is_floating_point) if k <= 32 or (k <= UNROLL_MAX and n >= 8) else None
         for ia, ib in pairs:
             ra, cb = rows[ia * m:(ia + 1) * m], cols[ib * n:(ib + 1) * n]
             if kernel is not None:
@@ -97,7 +102,7 @@ def matmul(a: PyArray, b: PyArray) -> PyArray:
             elif _sumprod is None:
                 out += [sum(map(mul, r, c)) for r in ra for c in cb]
             else:
-                out += [_sumprod(r, c) for r in ra for c in cb]
+                out += [_sumprod(r, c) + 0 for r in ra for c in cb]  # + 0: as above
     if dtype is dt.bool_:
         out = [v != 0 for v in out]
     return new(out, shape, dtype)
