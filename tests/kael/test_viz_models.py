@@ -288,3 +288,38 @@ def test_memory_of_the_notebook_example_has_its_byte_counts():
     assert (plain["totals"]["forward_tensors"], plain["totals"]["forward_bytes"]) == (5, 2_686_976)
     assert (ckpt["totals"]["forward_tensors"], ckpt["totals"]["forward_bytes"]) == (3, 2_162_688)
     assert "forward saved 5 tensors, 2686976 bytes" in viz.to_text(plain)
+
+
+def _saves(doc):
+    return [(e["node"], e["name"]) for e in doc["events"] if e["kind"] == "save"]
+
+
+def test_memory_names_each_save_by_its_node_in_every_thread_without_reading_frames():
+    # kael notes the saving node for the pack hook (saved.saving_node), per thread: two threads
+    # saving at once, each in its own log, get their own nodes and names; outside a pack hook
+    # there is no saver.
+    import threading
+
+    from kael.autograd.saved import saving_node
+
+    start = threading.Barrier(2)
+    docs = {}
+
+    def work(k):
+        x = kael.randn(3, 4, requires_grad=True)
+        w = kael.randn(4, 2, requires_grad=True)
+        start.wait()
+        with viz.memory(str(k)) as log:
+            for _ in range(20):
+                y = (x @ w).tanh() if k == 0 else x.exp() * x
+            del y
+        docs[k] = log.to_dict()
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert _saves(docs[0]) == [("MatmulBackward", "self"), ("MatmulBackward", "mat2"), ("TanhBackward", "result")] * 20
+    assert _saves(docs[1]) == [("ExpBackward", "result"), ("MulBackward", "self"), ("MulBackward", "other")] * 20
+    assert saving_node() is None
