@@ -91,6 +91,18 @@ def test_mlp_is_drawn_with_module_boxes_names_and_gradients(app: Page, screensho
     names = " ".join(items.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))"))
     assert "model.0.weight" in names and "loss" in names and "[n" not in names
     assert re.search(r"model\.4\.bias, \[1\] float32, = \[[^\]]*\], grad \[", names), names
+    # An open Linear holds the nodes its call recorded: one fused LinearBackward and the weight
+    # and bias leaves (kael's linear is one op, as PyTorch's AddmmBackward0), and the legend says so.
+    linear = canvas.locator(".cluster", has_text="0: Linear").locator(".cluster-box").bounding_box()
+    for member in (".item.function[data-name='LinearBackward']", ".item.tensor[aria-label^='model.0.weight,']",
+                   ".item.tensor[aria-label^='model.0.bias,']"):
+        inside = [b for b in (e.bounding_box() for e in canvas.locator(member).all()) if b and
+                  linear["x"] <= b["x"] and b["x"] + b["width"] <= linear["x"] + linear["width"] and
+                  linear["y"] <= b["y"] and b["y"] + b["height"] <= linear["y"] + linear["height"]]
+        assert len(inside) == 1, member
+    legend = app.get_by_test_id("graph-legend")
+    legend.locator("summary").click()
+    expect(legend).to_contain_text("kael's Linear is one fused op")
     app.screenshot(path=screenshots / "graph-mlp-modules.png")
 
     # A module box closes to one box and opens again (by keyboard: it may lie outside the view).
@@ -335,15 +347,25 @@ def test_inplace_example_names_w_and_says_why_its_saved_tensor_is_stale(app: Pag
         "modified in place after it was saved: version 1, saved at version 0")
 
 
-def test_memory_view_shows_the_notebooks_byte_counts_side_by_side(app: Page, screenshots):
+def test_memory_view_shows_the_notebooks_byte_counts_forward_and_backward(app: Page, screenshots):
+    # The notebook's sizes through forward and backward: 14 pure-Python matrix products of
+    # 16.7 million multiply-adds each (minutes on a loaded machine).
     app.get_by_role("button", name=re.compile("Activation memory over time")).click()
     run(app)
-    wait_idle(app, 240_000)
+    wait_idle(app, 600_000)
     app.get_by_role("tab", name="Memory").click()
     cards = app.get_by_test_id("memory-card")
-    expect(cards).to_have_count(4)
-    expect(cards.nth(0).get_by_test_id("memory-forward")).to_have_text("forward saved 5 tensors, 2,686,976 bytes")
-    expect(cards.nth(1).get_by_test_id("memory-forward")).to_have_text("forward saved 3 tensors, 2,162,688 bytes")
-    expect(cards.nth(2).locator(".memory-saves li")).to_have_count(5)
-    expect(cards.nth(3).locator(".memory-saves li.backward")).to_have_count(5)  # recomputed in backward
+    expect(cards).to_have_count(2)
+    plain, ckpt = cards.nth(0), cards.nth(1)
+    expect(plain.get_by_test_id("memory-forward")).to_have_text("forward saved 5 tensors, 2,686,976 bytes")
+    expect(plain.get_by_test_id("memory-backward")).to_have_text("backward freed 5 tensors, 2,686,976 bytes")
+    expect(ckpt.get_by_test_id("memory-forward")).to_have_text("forward saved 3 tensors, 2,162,688 bytes")
+    expect(ckpt.get_by_test_id("memory-backward")).to_have_text(
+        "backward saved 5 tensors again, 2,686,976 bytes (recomputed); backward freed 8 tensors, 4,849,664 bytes")
+    expect(plain.locator(".memory-saves li")).to_have_count(5)
+    expect(ckpt.locator(".memory-saves li.backward")).to_have_count(5)  # recomputed in backward
+    # Each chart has its backward part: the curve steps down to 0 as backward frees.
+    for card in (plain, ckpt):
+        expect(card.locator(".memory-chart .phase-backward")).to_have_count(1)
+        expect(card.locator(".memory-chart .mark.free")).to_have_count(5 if card is plain else 8)
     app.screenshot(path=screenshots / "memory.png")

@@ -20,6 +20,7 @@ export class GraphView {
   private readonly caption: HTMLElement;
   private readonly status: HTMLElement;
   private readonly summary: HTMLElement;
+  private readonly legend: HTMLElement;
   private readonly openAll: HTMLButtonElement;
   private readonly closeAll: HTMLButtonElement;
   private data: GraphData | null = null;
@@ -39,6 +40,7 @@ export class GraphView {
     this.caption = h("h3", { class: "graph-caption" });
     this.status = h("p", { class: "graph-status", "data-testid": "graph-status", "aria-live": "polite" });
     this.summary = h("div", { class: "graph-summary", "data-testid": "graph-summary" });
+    this.legend = h("details", { class: "graph-legend", "data-testid": "graph-legend" });
     this.details = h("aside", { class: "graph-details", "aria-live": "polite" });
     this.openAll = h("button", { type: "button", class: "link", onclick: () => this.drawing.openAll(true) });
     this.closeAll = h("button", { type: "button", class: "link", onclick: () => this.drawing.openAll(false) });
@@ -51,6 +53,7 @@ export class GraphView {
         { class: "graph-main" },
         h("div", { class: "graph-head" }, this.caption, this.totals, h("span", { class: "group-tools" }, this.openAll, this.closeAll)),
         this.status,
+        this.legend,
         this.summary,
         this.drawing.element,
       ),
@@ -86,6 +89,10 @@ export class GraphView {
     this.status.textContent = this.statusText;
     this.openAll.textContent = gt("tools.open");
     this.closeAll.textContent = gt("tools.close");
+    const open = (this.legend as HTMLDetailsElement).open;
+    clear(this.legend);
+    this.legend.append(h("summary", {}, gt("glegend.title")), ...["boxes", "groups", "modules"].map((k) => h("p", {}, gt(`glegend.${k}`))));
+    (this.legend as HTMLDetailsElement).open = open;
     const d = this.data;
     this.totals.textContent = d
       ? t("graph.totals", { nodes: d.totals.nodes, saved: d.totals.saved_tensors, bytes: formatBytes(d.totals.saved_bytes) })
