@@ -52,18 +52,29 @@ LENIENCIES = {
 _DETACH = re.compile(r"^(v\d+)\.detach_\(\)$")
 
 
-def _detach_of_matmul(line, lines):
-    """PyTorch's matmul of a 2-D (or batch-1 3-D) tensor that requires grad by a batch of
-    matrices returns an internal view (``output.mT()`` of its folded ``mm``) when the result has
-    a single row or column; ``detach_()`` of it then raises. kael's matmul result is no view."""
-    m = _DETACH.match(line.strip())
+def _made_by(name, lines):
+    """The last source line that assigned ``name``, or ''."""
+    made = [ln.strip() for line in lines for ln in line.split("\n") if ln.strip().startswith(f"{name} = ")]
+    return made[-1] if made else ""
+
+
+def _detach_of_internal_view(line, lines):
+    """PyTorch's composite ``matmul`` and ``linear`` return internal views in some cases: a 2-D
+    (or batch-1 3-D) tensor that requires grad times a batch of matrices, when the result has a
+    single row or column (``output.mT()`` of a folded ``mm``); ``nn.Linear`` with a bias on an
+    input that is not 2-D (the ``addmm`` of the flattened input, viewed back). ``detach_()`` of
+    such a result raises there; kael's results of these ops are no views."""
+    m = _DETACH.match(line.strip().split("\n")[-1].strip())
     if m is None:
         return False
-    made = [ln for ln in lines if ln.startswith(f"{m.group(1)} = ")]
-    return bool(made) and " @ " in made[-1]
+    made = _made_by(m.group(1), lines)
+    if " @ " in made:
+        return True
+    call = re.match(r"v\d+ = (v\d+)\(v\d+\)$", made)
+    return call is not None and "nn.Linear(" in _made_by(call.group(1), lines)
 
 
-ERROR_LENIENCIES = [(_detach_of_matmul, "detach_() of a matmul result PyTorch returns as an internal view")]
+ERROR_LENIENCIES = [(_detach_of_internal_view, "detach_() of a matmul or Linear result PyTorch returns as an internal view")]
 
 # value differences the README lists as deliberate: (test, reason); test(line, kael_ns, torch_ns)
 # says whether the statement's difference is the listed one.
