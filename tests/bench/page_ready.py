@@ -1,9 +1,10 @@
 """Page-ready time of the playground in Debian's Chromium, cold and warm (not a test: figures).
 
-    .venv/bin/python tests/bench/page_ready.py [--runs N] [--url URL]
+    .venv/bin/python tests/bench/page_ready.py [--runs N] [--url URL | --dist DIR]
 
 Starts the judge server (KAEL_SANDBOX=off: nothing is graded here) on a free port unless --url
-is given, then measures, N times each:
+is given, serving a copy of web/dist taken at the start (or of --dist DIR: another build to
+compare), so that a rebuild during the run changes nothing, then measures, N times each:
 
 * cold: a fresh browser context (no HTTP cache), navigation to "Run" enabled, then the time to
   the first result of ``print(6*7)``;
@@ -21,14 +22,14 @@ orders of magnitude, not promises.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
-
-import json
 
 from playwright.sync_api import expect, sync_playwright
 
@@ -59,8 +60,13 @@ def measure_bare(page, url: str) -> float:
     return time.perf_counter() - start
 
 
-def start_server() -> LiveServer:
-    return LiveServer({"KAEL_DATA_DIR": tempfile.mkdtemp(prefix="kael-bench-"), "KAEL_SANDBOX": "off"}).start()
+def start_server(dist: Path) -> LiveServer:
+    """The judge serving a copy of the build `dist` and of its wheel (web/dist/wheels/)."""
+    data = Path(tempfile.mkdtemp(prefix="kael-bench-"))
+    shutil.copytree(dist, data / "web")
+    shutil.copytree(dist / "wheels", data / "wheels")
+    return LiveServer({"KAEL_DATA_DIR": data / "data", "KAEL_SANDBOX": "off",
+                       "KAEL_WEB_DIST": data / "web", "KAEL_WHEEL_DIR": data / "wheels"}).start()
 
 
 def measure(page, url: str, first_result: bool) -> dict:
@@ -91,8 +97,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--url", help="a running server (default: start one)")
+    parser.add_argument("--dist", type=Path, default=REPO / "web" / "dist", help="the build to serve (default: web/dist)")
     args = parser.parse_args()
-    server = None if args.url else start_server()
+    server = None if args.url else start_server(args.dist)
     url = args.url.rstrip("/") if args.url else server.url
     try:
         with sync_playwright() as p:
@@ -124,7 +131,8 @@ def main() -> None:
         if server is not None:
             server.stop()
 
-    print(f"page ready (navigation to Run enabled), {url}, {os.cpu_count()} cores")
+    print(f"page ready (navigation to Run enabled), {url}, {os.cpu_count()} cores, "
+          f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(summary("cold (no HTTP cache)", [m["ready"] for m in cold]))
     print(summary("bare Pyodide, cold", bare_cold))
     print(summary("warm (persistent context)", [m["ready"] for m in warm]))

@@ -18,8 +18,14 @@ from playwright.sync_api import Page, expect
 from .conftest import DIST, StaticHandler
 from .test_playground import EXERCISE, console, run, set_code, wait_idle
 
+# The page registers its worker once Python is ready: wait for it to be activated (its activate
+# step deletes older caches) and to control the page.
 WORKER_CONTROLS_PAGE = """async () => {
   const registration = await navigator.serviceWorker.ready;
+  const worker = registration.active;
+  if (worker.state !== "activated") {
+    await new Promise((resolve) => worker.addEventListener("statechange", () => worker.state === "activated" && resolve()));
+  }
   if (!navigator.serviceWorker.controller) {
     await new Promise((resolve) => navigator.serviceWorker.addEventListener("controllerchange", resolve, { once: true }));
   }

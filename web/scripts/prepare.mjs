@@ -3,6 +3,7 @@
 //
 //   public/pyodide/<version>/  Pyodide's core files from the pinned npm package
 //   public/wheels/<wheel>      the kael wheel from ../dist (built by `make wheel`)
+//   public/bytecode/<wheel>.pyc.zip  its modules compiled by Pyodide (scripts/precompile.mjs)
 //   public/data/               the exercises' public parts (scripts/export_exercises.py)
 //   public/api/health          {"status": "static"}: on static hosting the page's probe of the
 //                              judge finds this file (no 404 in the console) and hides Submit;
@@ -14,6 +15,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { precompileWheel } from "./precompile.mjs";
 
 const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const REPO = path.resolve(WEB, "..");
@@ -62,6 +64,17 @@ function exportExercises() {
   });
 }
 
+async function writeBytecode(wheel) {
+  const target = path.join(PUBLIC, "bytecode");
+  rmSync(target, { recursive: true, force: true });
+  mkdirSync(target, { recursive: true });
+  try {
+    return await precompileWheel(path.join(PUBLIC, "wheels", wheel), path.join(target, `${wheel}.pyc.zip`));
+  } catch (error) {
+    fail(`precompiling ${wheel} with Pyodide failed: ${error?.message ?? error}`); // not Node's dump of the minified source
+  }
+}
+
 function writeStaticHealth() {
   const dir = path.join(PUBLIC, "api");
   rmSync(dir, { recursive: true, force: true });
@@ -72,5 +85,6 @@ function writeStaticHealth() {
 const version = copyPyodide();
 writeStaticHealth();
 const wheel = copyWheel();
+const bytecode = await writeBytecode(wheel);
 exportExercises();
-console.log(`prepared public/: pyodide ${version}, ${wheel}, exercises`);
+console.log(`prepared public/: pyodide ${version}, ${wheel} (${bytecode.count} modules precompiled, ${bytecode.tag}), exercises`);

@@ -26,9 +26,16 @@ const STAGES: Stage[] = ["runtime", "stdlib", "kael"];
 
 type Context = { kind: "playground" } | { kind: "exercise"; id: string; titles: { en: string; zh?: string } };
 
-export function startApp(root: HTMLElement): void {
+/** Builds the page and starts Python; resolves when Python is first ready. */
+export function startApp(root: HTMLElement): Promise<void> {
   const urls = resolveUrls();
   const client = new PyodideClient(urls);
+  // Python loads first, the page is built while it does (the worker's messages arrive in later
+  // tasks, after every listener below is in place).
+  const ready = new Promise<void>((resolve) => {
+    const off = client.on((event) => event.type === "state" && event.state.phase === "ready" && (off(), resolve()));
+  });
+  client.start();
   const source = new ExerciseSource(urls);
   let theme: Theme = initialTheme();
   applyTheme(theme);
@@ -374,20 +381,22 @@ export function startApp(root: HTMLElement): void {
       },
       location.origin + location.pathname,
     );
-    let copied = false;
-    try {
-      await navigator.clipboard.writeText(url);
-      copied = true;
-    } catch {
-      copied = false;
-    }
+    // The link shows at once (a second Share never leaves the last link on view while the
+    // clipboard answers); the note says "copied" once the clipboard took it.
     clear(sharePanel);
+    const note = h("span", {}, t("share.ready"));
     const input = h("input", { type: "text", readonly: true, value: url, class: "share-url", "aria-label": t("share.label") });
     const close = h("button", { type: "button", class: "link", onclick: () => (sharePanel.hidden = true) }, t("action.close"));
-    sharePanel.append(h("span", {}, copied ? t("share.copied") : t("share.ready")), input, close);
+    sharePanel.append(note, input, close);
     sharePanel.hidden = false;
     input.select();
     input.focus();
+    try {
+      await navigator.clipboard.writeText(url);
+      if (input.isConnected) note.textContent = t("share.copied");
+    } catch {
+      // not allowed here: the link is selected for the learner to copy
+    }
   }
 
   // ---------------------------------------------------------------- global keys, language
@@ -411,10 +420,7 @@ export function startApp(root: HTMLElement): void {
 
   // ---------------------------------------------------------------- start
   if (!globalThis.crossOriginIsolated) consoleView.note(t("status.noisolation"), "warn");
-  const ready = new Promise<void>((resolve) => {
-    const off = client.on((event) => event.type === "state" && event.state.phase === "ready" && (off(), resolve()));
-  });
-  client.start();
+  renderStatus(client.state);
   const opened = (async () => {
     await source.probeServer();
     await exercisesView.load();
@@ -433,4 +439,5 @@ export function startApp(root: HTMLElement): void {
     loadedExample = sharedState.example;
     renderExamples();
   }
+  return ready;
 }

@@ -3,6 +3,7 @@
 //
 //   pyodide/<version>/   Pyodide's core files, copied from the pinned npm package
 //   wheels/<wheel>       the kael wheel that `make wheel` builds (a valid wheel file name)
+//   bytecode/<wheel>.pyc.zip   its modules compiled by Pyodide at build time (a head start only)
 //   data/                the exercises exported at build time (public parts only)
 //   api/                 the judge server's JSON API (absent on static hosting)
 //   sw.js                the service worker that caches all the rest for offline use
@@ -17,6 +18,7 @@ export const KAEL_WHEEL: string = __KAEL_WHEEL__;
 export interface Urls {
   pyodide: string;
   wheel: string;
+  bytecode: string;
   data: string;
   api: string;
   serviceWorker: string;
@@ -27,6 +29,7 @@ export function resolveUrls(base: string = document.baseURI): Urls {
   return {
     pyodide: at(`pyodide/${PYODIDE_VERSION}/`),
     wheel: at(`wheels/${KAEL_WHEEL}`),
+    bytecode: at(`bytecode/${KAEL_WHEEL}.pyc.zip`),
     data: at("data/"),
     api: at("api/"),
     serviceWorker: at("sw.js"),
