@@ -100,10 +100,12 @@ def test_mlp_is_drawn_with_module_boxes_names_and_gradients(app: Page, screensho
                   linear["x"] <= b["x"] and b["x"] + b["width"] <= linear["x"] + linear["width"] and
                   linear["y"] <= b["y"] and b["y"] + b["height"] <= linear["y"] + linear["height"]]
         assert len(inside) == 1, member
+    app.screenshot(path=screenshots / "graph-mlp-modules.png")
+    canvas.screenshot(path=screenshots / "graph-mlp-modules-canvas.png")
     legend = app.get_by_test_id("graph-legend")
     legend.locator("summary").click()
     expect(legend).to_contain_text("kael's Linear is one fused op")
-    app.screenshot(path=screenshots / "graph-mlp-modules.png")
+    legend.locator("summary").click()
 
     # A module box closes to one box and opens again (by keyboard: it may lie outside the view).
     canvas.locator(".cluster", has_text="0: Linear").focus()

@@ -63,12 +63,28 @@ function card(log: MemoryData, top: number): HTMLElement {
       { class: "memory-forward", "data-testid": "memory-forward" },
       gt("memory.forward", { tensors: t.forward_tensors, bytes: t.forward_bytes.toLocaleString("en") }),
     ),
+    backwardLine(log.events),
     h("p", { class: "muted" }, gt("memory.peak", { bytes: `${formatBytes(t.peak_bytes)} (${t.peak_bytes.toLocaleString("en")} B)` })),
     chart(log.events, top),
     h("h4", {}, gt("memory.saves")),
     savesList(log.events),
     t.dropped_events ? h("p", { class: "muted" }, gt("memory.dropped", { n: t.dropped_events })) : "",
   );
+}
+
+/** What the backward did: the tensors it freed and, under checkpoint, those it saved again. */
+function backwardLine(events: MemoryEvent[]): HTMLElement | string {
+  const sum = (kind: "save" | "free") => {
+    const list = events.filter((e) => e.phase === "backward" && e.kind === kind);
+    return { tensors: list.length, bytes: list.reduce((a, e) => a + e.bytes, 0).toLocaleString("en") };
+  };
+  const freed = sum("free");
+  if (freed.tensors === 0) return "";
+  const saved = sum("save");
+  const text = saved.tensors
+    ? `${gt("memory.backward.saved", saved)}; ${gt("memory.backward.freed", freed)}`
+    : gt("memory.backward.freed", freed);
+  return h("p", { class: "memory-backward", "data-testid": "memory-backward" }, text);
 }
 
 function chart(events: MemoryEvent[], top: number): SVGSVGElement {
