@@ -355,6 +355,9 @@ def test_memory_view_shows_the_notebooks_byte_counts_forward_and_backward(app: P
     app.get_by_role("button", name=re.compile("Activation memory over time")).click()
     run(app)
     wait_idle(app, 600_000)
+    finished = re.search(r"Finished in ([^\n]*)\.", app.get_by_role("log").inner_text())
+    print(f"\n[memory] the notebook-size example, forward and backward, plain and checkpoint: "
+          f"finished in {finished.group(1) if finished else '?'} (Pyodide, pure-Python backend)")
     app.get_by_role("tab", name="Memory").click()
     cards = app.get_by_test_id("memory-card")
     expect(cards).to_have_count(2)
