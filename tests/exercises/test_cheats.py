@@ -100,6 +100,15 @@ _SUM_TO_BY_EXPAND = _code("""
     """)
 
 
+_ELEMENTWISE = {"Mul": "lambda a, b: a * b", "Div": "lambda a, b: a / b", "Exp": "lambda x: x.exp()",
+                "Log": "lambda x: x.log()", "Tanh": "lambda x: x.tanh()", "Sigmoid": "lambda x: x.sigmoid()"}
+
+
+def _elementwise(via):
+    """Exercise 02's six Functions, each made by ``via`` (``_via_kael`` or ``_via_node``)."""
+    return "".join(f"{name} = {via}({name!r}, {op})\n" for name, op in _ELEMENTWISE.items())
+
+
 def _reference_with(exercise, old, new):
     source = catalog.find(exercise).reference_source()
     assert old in source, f"{exercise}: {old!r} not in the reference"
@@ -138,14 +147,7 @@ def _cheats():
             Mul, Div = _arithmetic.Mul, _arithmetic.Div
             Exp, Log, Tanh, Sigmoid = _unary.Exp, _unary.Log, _unary.Tanh, _unary.Sigmoid
             """), ""),
-        ("elementwise-vjps", "autograd_inside"): (_AUTOGRAD_INSIDE + _code("""
-            Mul = _via_kael("Mul", lambda a, b: a * b)
-            Div = _via_kael("Div", lambda a, b: a / b)
-            Exp = _via_kael("Exp", lambda x: x.exp())
-            Log = _via_kael("Log", lambda x: x.log())
-            Tanh = _via_kael("Tanh", lambda x: x.tanh())
-            Sigmoid = _via_kael("Sigmoid", lambda x: x.sigmoid())
-            """), off),
+        ("elementwise-vjps", "autograd_inside"): (_AUTOGRAD_INSIDE + _elementwise("_via_kael"), off),
         ("broadcast-backward", "kael_functions"): (_code("""
             from kael.ops._util import sum_to
             from kael.ops.arithmetic import Add, Div, Mul, Sub
@@ -172,14 +174,7 @@ def _cheats():
             MatMul = _via_kael("MatMul", lambda a, b: (a.unsqueeze(-1) * b.unsqueeze(-3)).sum(-2)
                                if a.dim() > 1 and b.dim() > 1 else a @ b)
             """), off),
-        ("elementwise-vjps", "node_inside"): (_AUTOGRAD_INSIDE + _code("""
-            Mul = _via_node("Mul", lambda a, b: a * b)
-            Div = _via_node("Div", lambda a, b: a / b)
-            Exp = _via_node("Exp", lambda x: x.exp())
-            Log = _via_node("Log", lambda x: x.log())
-            Tanh = _via_node("Tanh", lambda x: x.tanh())
-            Sigmoid = _via_node("Sigmoid", lambda x: x.sigmoid())
-            """), off),
+        ("elementwise-vjps", "node_inside"): (_AUTOGRAD_INSIDE + _elementwise("_via_node"), off),
         ("silu-mul", "autograd_inside"): (
             catalog.find("silu-mul").reference_source() + _AUTOGRAD_INSIDE
             + "SiluMul = _via_kael('SiluMul', lambda g, u: F.silu(g) * u)\n", off),

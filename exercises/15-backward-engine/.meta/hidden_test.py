@@ -330,17 +330,17 @@ class Failing(kael.autograd.Function):
         raise ValueError("this node's backward fails on purpose")
 
 
-class DtypeProbe(kael.autograd.Function):
-    """y = x; backward logs the dtype of the gradient it receives."""
+class Callback(kael.autograd.Function):
+    """y = x; its backward calls ``call(g)`` before passing g on."""
 
     @staticmethod
-    def forward(ctx, x, log):
-        ctx.log = log
+    def forward(ctx, x, call):
+        ctx.call = call
         return x.clone()
 
     @staticmethod
     def backward(ctx, g):
-        ctx.log.append(str(g.dtype))
+        ctx.call(g)
         return g, None
 
 
@@ -351,7 +351,7 @@ def test_implicit_seed_has_the_roots_dtype(m):
     for dtype in (kael.float32, kael.float64):
         log = []
         x = kael.tensor([1.5], dtype=dtype, requires_grad=True)
-        _run(m, DtypeProbe.apply(x * 3, log))
+        _run(m, Callback.apply(x * 3, lambda g: log.append(str(g.dtype))))
         out.append([str(x.grad.dtype), x.grad.tolist(), log])
     return out
 
@@ -385,20 +385,6 @@ def test_unbroadcast_after_a_size_one_leading_dim(m):
 # -- a second thread, and a stack that stays flat ------------------------------------------------------
 
 
-class Callback(kael.autograd.Function):
-    """y = x; its backward calls ``call()`` (once per backward) before passing g on."""
-
-    @staticmethod
-    def forward(ctx, x, call):
-        ctx.call = call
-        return x.clone()
-
-    @staticmethod
-    def backward(ctx, g):
-        ctx.call()
-        return g, None
-
-
 def _other_backward(m, out):
     """A backward of an independent graph, run whole in a second thread while this one waits in
     the middle of its own backward (a join, no timeout); its gradients go to ``out``."""
@@ -422,35 +408,26 @@ def test_two_independent_backwards_in_two_threads(m):
     other = []
     x = kael.tensor([0.5, -1.0, 2.0], requires_grad=True)
     a = x * 1.5
-    b = Callback.apply(a.exp(), lambda: _other_backward(m, other))
+    b = Callback.apply(a.exp(), lambda g: _other_backward(m, other))
     _run(m, (b * a + a.sin() * 2).sum())
     return [x.grad.tolist(), other]
 
 
-class Depth(kael.autograd.Function):
-    """y = x; its backward records how many frames are below it (counting stops at 400)."""
-
-    @staticmethod
-    def forward(ctx, x, depths):
-        ctx.depths = depths
-        return x.clone()
-
-    @staticmethod
-    def backward(ctx, g):
-        frame, n = sys._getframe(), 0
-        while frame is not None and n < 400:
-            frame, n = frame.f_back, n + 1
-        ctx.depths.append(n)
-        return g, None
+def _frames_below():
+    """How many frames are below the caller's (counting stops at 400)."""
+    frame, n = sys._getframe(1), 0
+    while frame is not None and n < 400:
+        frame, n = frame.f_back, n + 1
+    return n
 
 
 def test_the_stack_stays_flat_along_a_chain(m):
-    """a chain of 250 Depth nodes: the engine calls each from the same stack depth (an explicit
+    """a chain of 250 Callback nodes: the engine calls each from the same stack depth (an explicit
     stack), whatever the recursion limit is: [max - min of the depths < 10, x.grad]"""
     depths = []
     x = kael.tensor([1.0, 2.0], requires_grad=True)
     y = x
     for _ in range(250):
-        y = Depth.apply(y, depths)
+        y = Callback.apply(y, lambda g: depths.append(_frames_below()))
     _run(m, (y * 3).sum())
     return [len(depths), max(depths) - min(depths) < 10, x.grad.tolist()]
