@@ -61,7 +61,7 @@ def test_topic_tags_follow_the_language_switch(app: Page, screenshots):
     expect(meta).to_have_text(", ".join(first["topics"]))
 
 
-def test_the_empty_trace_hint_draws_its_code_as_code(app: Page):
+def test_the_empty_trace_hint_draws_its_code_as_code(app: Page, screenshots):
     hint = app.locator(".trace-view > .placeholder")
     for switch, tab in ((None, "Trace"), ("切换到中文", "反向追踪")):
         if switch:
@@ -70,3 +70,4 @@ def test_the_empty_trace_hint_draws_its_code_as_code(app: Page):
         expect(hint).to_be_visible()
         expect(hint.locator("code")).to_have_text("with kael.viz.trace() as tr:")
         assert "`" not in hint.inner_text()
+    hint.screenshot(path=screenshots / "trace-empty-hint-zh.png")
