@@ -183,3 +183,47 @@ def test_tanh_and_sigmoid_at_extremes(m):
 
 
 test_tanh_and_sigmoid_at_extremes.rtol = 1e-5
+
+
+# -- generated cases: what is saved, and how ------------------------------------------------------
+
+def _inplace_then_backward(fn, xs, target):
+    """``fn(*xs)``, then ``target`` (an input index, or ``"out"``) changed in place under no_grad,
+    then backward: ``"raised"`` when kael's version check refused, ``"ran"`` when it did not."""
+    y = fn(*xs)
+    with kael.no_grad():
+        (y if target == "out" else xs[target]).add_(0.5)
+    try:
+        y.sum().backward()
+    except RuntimeError as e:
+        return "raised" if "modified by an inplace operation" in str(e) else f"other error: {e}"
+    return "ran"
+
+
+def _tensor_attributes(node):
+    """The names of a node's plain ctx attributes that hold a tensor (alone or in a tuple, list
+    or dict): a tensor kept there escapes the version check."""
+    names = []
+    for name, value in vars(node).items():
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else (value,)
+        if any(isinstance(v, kael.Tensor) for v in items):
+            names.append(name)
+    return sorted(names)
+
+
+def test_saved_tensors_are_version_checked(m):
+    """each Function on seeded shapes, each of its inputs and its output changed in place after
+    forward: backward raises exactly for the tensors the statement saves (save_for_backward of the
+    tensor itself, not a copy); no tensor is kept as a plain ctx attribute"""
+    rng = random.Random(2020)
+    out = []
+    for name in ("Mul", "Div", "Exp", "Log", "Tanh", "Sigmoid"):
+        arity = 2 if name in ("Mul", "Div") else 1
+        for target in list(range(arity)) + ["out"]:
+            shape = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))]
+            dtype = rng.choice([kael.float32, kael.float64])
+            xs = [_seeded_leaf(rng, shape, dtype, positive=name in ("Log", "Div")) for _ in range(arity)]
+            fn = getattr(m, name).apply
+            out.append([name, target, _inplace_then_backward(fn, xs, target),
+                        _tensor_attributes(fn(*xs).grad_fn)])
+    return out
