@@ -33,11 +33,23 @@ def _feedback(app: Page, kind: str, mutant: str, heading: str, timeout: int):
     return mistakes, trace, first
 
 
-def test_a_known_mistake_and_the_trace_view_under_the_judges_report(app: Page, screenshots):
-    code = catalog.find(EXERCISE).mutants()["overwrite_buffers"]
+def _shown(message: str) -> str:
+    """An authored message as the page shows it: `code` and **bold** are elements."""
+    return message.replace("`", "").replace("**", "")
+
+
+def _open_exercise(app: Page, exercise: str, code: str) -> None:
+    """Open the exercise, wait for its starter to be in the editor (opening is asynchronous: a
+    starter arriving later would land in the code), then put ``code`` there, whole."""
     app.get_by_role("tab", name="Exercises").click()
-    app.locator(f'.exercise-item[data-id="{EXERCISE}"]').click()
+    app.locator(f'.exercise-item[data-id="{exercise}"]').click()
+    expect(app.locator(".cm-content")).to_contain_text("NotImplementedError")  # the starter
     set_code(app, code)
+    expect(app.locator(".editor-position")).to_have_attribute("data-line", str(code.count("\n") + 1))
+
+
+def test_a_known_mistake_and_the_trace_view_under_the_judges_report(app: Page, screenshots):
+    _open_exercise(app, EXERCISE, catalog.find(EXERCISE).mutants()["overwrite_buffers"])
     app.get_by_role("button", name="Submit", exact=True).click()
     mistakes, trace, first = _feedback(app, "server", "overwrite_buffers", "This looks like a known mistake", 180_000)
     expect(mistakes.locator("code").first).to_have_text("x")  # inline code is an element, not text
@@ -49,17 +61,6 @@ def test_a_known_mistake_and_the_trace_view_under_the_judges_report(app: Page, s
     expect(trace.locator("tr.agrees")).to_have_count(int(step) - 1)
     trace.scroll_into_view_if_needed()
     app.screenshot(path=screenshots / "exercise-known-mistake-trace.png")
-
-
-def _shown(message: str) -> str:
-    """An authored message as the page shows it: `code` and **bold** are elements."""
-    return message.replace("`", "").replace("**", "")
-
-
-def _open_exercise(app: Page, exercise: str, code: str) -> None:
-    app.get_by_role("tab", name="Exercises").click()
-    app.locator(f'.exercise-item[data-id="{exercise}"]').click()
-    set_code(app, code)
 
 
 def test_run_tests_in_the_browser_names_the_known_mistake_and_draws_the_trace(app: Page, screenshots):
