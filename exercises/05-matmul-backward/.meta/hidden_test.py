@@ -162,3 +162,32 @@ def test_batch_dim_of_one_before_a_broadcast_batch_dim(m):
 def test_zero_size_batch_broadcast_from_one(m):
     """[0, 2, 3] @ [1, 3, 4]: b's gradient sums a zero-size batch to zeros"""
     return _matmul_grads(m, (0, 2, 3), (1, 3, 4))
+
+
+def _inplace_then_backward(fn, xs, target):
+    """``fn(*xs)``, then input ``target`` changed in place under no_grad, then backward:
+    ``"raised"`` when kael's version check refused, ``"ran"`` when it did not."""
+    y = fn(*xs)
+    with kael.no_grad():
+        xs[target].add_(0.5)
+    try:
+        y.sum().backward()
+    except RuntimeError as e:
+        return "raised" if "modified by an inplace operation" in str(e) else f"other error: {e}"
+    return "ran"
+
+
+def test_saved_inputs_are_version_checked(m):
+    """MatMul on 12 seeded pairs, a or b changed in place after forward: backward raises (both are
+    saved with save_for_backward, the tensors themselves, not copies); the node keeps no tensor as
+    a plain ctx attribute"""
+    rng = random.Random(505)
+    out = []
+    for i in range(12):
+        shape_a, shape_b = _matmul_shapes(rng)
+        xs = [_seeded_tensor(rng, s, kael.float64) for s in (shape_a, shape_b)]
+        node = m.MatMul.apply(*xs).grad_fn
+        kept = sorted(k for k, v in vars(node).items()
+                      if isinstance(v, kael.Tensor) or isinstance(v, (tuple, list)) and any(isinstance(t, kael.Tensor) for t in v))
+        out.append([i % 2, _inplace_then_backward(m.MatMul.apply, xs, i % 2), kept])
+    return out
