@@ -79,7 +79,9 @@ def refuse_nested_backward():
 
 def nested_check_code(fn):
     """``fn``'s code recompiled from its source with a first statement that raises RuntimeError
-    when another frame of the same code is on this thread's stack."""
+    when a pass is under way (the engine's ``_depth``: a learner's backward that starts one in
+    another thread and waits for it) or another frame of the same code is on this thread's
+    stack (the same, with ``_depth`` reset)."""
     import ast
     import inspect
     import warnings
@@ -88,6 +90,8 @@ def nested_check_code(fn):
     ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
     body = tree.body[0].body
     start = 1 if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else 0
+    while isinstance(body[start], ast.Global):  # the check reads the engine's pass depth
+        start += 1
     check = ast.parse(_NESTED_CHECK.format(message=NESTED_BACKWARD)).body
     for node in (n for statement in check for n in ast.walk(statement)):
         if "lineno" in node._attributes:  # tracebacks point at the def line
@@ -103,6 +107,8 @@ def nested_check_code(fn):
 
 _GETFRAME = "__judge_getframe__"
 _NESTED_CHECK = f"""
+if _depth:
+    raise RuntimeError({{message!r}})
 _judge_frame = {_GETFRAME!r}(0)
 _judge_up = _judge_frame.f_back
 while _judge_up is not None:

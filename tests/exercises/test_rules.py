@@ -112,3 +112,29 @@ def test_every_known_way_around_the_rules_is_refused(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
     assert len(lines) == 14 and all(line.startswith("refused ") for line in lines), done.stdout
+
+
+def test_the_nested_check_refuses_a_backward_in_another_thread_during_a_backward():
+    import threading
+
+    run = _nested_run_backward()
+    errors = []
+
+    def inner_pass(g):
+        def other():
+            try:
+                z = kael.tensor([3.0], requires_grad=True)
+                run(((z * 2).sum(),), (None,))
+            except RuntimeError as exc:
+                errors.append(str(exc))
+
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join()
+        return g
+
+    x = kael.tensor([1.0], requires_grad=True)
+    y = x * 1.0
+    y.register_hook(inner_pass)
+    run((y.sum(),), (None,))
+    assert len(errors) == 1 and "cannot run inside your backward" in errors[0]

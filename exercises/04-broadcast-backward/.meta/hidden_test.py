@@ -20,7 +20,7 @@ def _grads(fn, a, b):
     y = fn(a, b)
     kael.manual_seed(99)
     y.backward(kael.randn(*y.shape, dtype=kael.float64))
-    return [list(a.grad.shape), a.grad.tolist(), list(b.grad.shape), b.grad.tolist()]
+    return [y.tolist(), list(a.grad.shape), a.grad.tolist(), list(b.grad.shape), b.grad.tolist()]
 
 
 def _seeded_grads(fn, shape_a, shape_b, shift=0.0):
@@ -127,7 +127,7 @@ def _seeded(rng, shape, dtype, divisor=False):
 
 def test_generated_broadcasting(m):
     """Add, Sub, Mul and Div on 40 seeded pairs of shapes (0-3 leading dims, size-1 and zero-size
-    dims anywhere, float32 and float64): each gradient's shape, dtype and values"""
+    dims anywhere, float32 and float64): the result, and each gradient's shape, dtype and values"""
     rng = random.Random(404)
     out = []
     for i in range(40):
@@ -138,7 +138,8 @@ def test_generated_broadcasting(m):
         b = _seeded(rng, shape_b, dtype, divisor=name == "Div")
         y = getattr(m, name).apply(a, b)
         y.backward(_seeded(rng, list(y.shape), dtype).detach())
-        out.append([name, str(y.dtype)] + [[list(t.grad.shape), str(t.grad.dtype), t.grad.tolist()] for t in (a, b)])
+        out.append([name, str(y.dtype), y.tolist()]
+                   + [[list(t.grad.shape), str(t.grad.dtype), t.grad.tolist()] for t in (a, b)])
     return out
 
 

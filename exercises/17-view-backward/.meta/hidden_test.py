@@ -13,12 +13,12 @@ def _shape(rng, rank, lo=1, hi=4):
 
 
 def _gradient(mine, x):
-    """[your gradient, its dtype]"""
+    """[your result, your gradient, its dtype]"""
     a = x.detach().requires_grad_()
     ya = mine(a)
     kael.manual_seed(99)
     ya.backward(kael.randn(*ya.shape, dtype=ya.dtype))
-    return [a.grad.tolist(), a.grad.dtype.name]
+    return [ya.tolist(), a.grad.tolist(), a.grad.dtype.name]
 
 
 def test_narrow_random(m):
