@@ -159,3 +159,29 @@ def test_extreme_gates(m):
 
 
 test_extreme_gates.rtol = 1e-5
+
+
+def test_saved_set_on_generated_inputs(m):
+    """silu_mul on 10 seeded cases, gate or up changed in place after forward: backward raises
+    (both saved with save_for_backward, themselves); the packed tensors are exactly (gate, up) and
+    the node keeps no other tensor as a plain ctx attribute (silu(gate) is recomputed)"""
+    rng = random.Random(770)
+    out = []
+    for i in range(10):
+        shape = [rng.randint(1, 3) for _ in range(rng.randint(0, 3))]
+        xs = [_seeded_input(rng, shape, rng.choice([kael.float32, kael.float64])) for _ in range(2)]
+        xs[1] = xs[1].to(xs[0].dtype).detach().requires_grad_()
+        packed = []
+        with kael.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+            y = m.silu_mul(*xs)
+        kept = sorted(k for k, v in vars(y.grad_fn).items()
+                      if isinstance(v, kael.Tensor) or isinstance(v, (tuple, list)) and any(isinstance(t, kael.Tensor) for t in v))
+        with kael.no_grad():
+            xs[i % 2].add_(0.5)
+        try:
+            y.sum().backward()
+            outcome = "ran"
+        except RuntimeError as e:
+            outcome = "raised" if "modified by an inplace operation" in str(e) else f"other error: {e}"
+        out.append([[p.untyped_storage() is x.untyped_storage() for p, x in zip(packed, xs)], len(packed), kept, outcome])
+    return out
