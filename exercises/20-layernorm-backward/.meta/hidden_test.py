@@ -127,3 +127,34 @@ def test_input_grad_rows_sum_to_zero(m):
     w, b = _params(6, kael.float64, 91)
     (m.layer_norm(x, w, b) * kael.randn(3, 6, dtype=kael.float64)).sum().backward()
     return [abs(s) < 1e-10 for s in x.grad.sum(-1).tolist()]
+
+
+def test_saved_set_on_generated_shapes(m):
+    """layer_norm on 8 seeded shapes, x, weight or bias changed in place after forward: backward
+    raises only for weight (x-hat, r and weight are saved with save_for_backward: weight itself,
+    not a copy); three tensors packed, and no tensor kept as a plain ctx attribute"""
+    out = []
+    for i, shape in enumerate(_shapes(2020, 9)):
+        x = kael.tensor([random.Random(i).uniform(-2, 2) for _ in range(_numel(shape))], dtype=kael.float64)
+        xs = [x.reshape(shape).requires_grad_(), *_params(shape[-1], kael.float64, i)]
+        packed = []
+        with kael.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+            y = m.layer_norm(*xs)
+        kept = sorted(k for k, v in vars(y.grad_fn).items()
+                      if isinstance(v, kael.Tensor) or isinstance(v, (tuple, list)) and any(isinstance(t, kael.Tensor) for t in v))
+        with kael.no_grad():
+            xs[i % 3].add_(0.5)
+        try:
+            y.sum().backward()
+            outcome = "ran"
+        except RuntimeError as e:
+            outcome = "raised" if "modified by an inplace operation" in str(e) else f"other error: {e}"
+        out.append([i % 3, outcome, len(packed), any(p.untyped_storage() is xs[1].untyped_storage() for p in packed), kept])
+    return out
+
+
+def _numel(shape):
+    count = 1
+    for size in shape:
+        count *= size
+    return count
