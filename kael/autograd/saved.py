@@ -48,10 +48,16 @@ class saved_tensors_hooks:
         return False
 
 
+_DETACHED = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is "
+    "not supported, please use out-of-place `.detach()` instead"
+)
+
+
 class SavedTensor:
     """A tensor saved by ``node`` for its backward, checked against in-place changes."""
 
-    __slots__ = ("_data", "_storage", "_version", "_node", "_packed", "_unpack", "shape", "dtype", "_where")
+    __slots__ = ("_data", "_storage", "_version", "_node", "_packed", "_unpack", "shape", "dtype", "_where", "_history")
 
     def __init__(self, tensor, node):
         storage = tensor._storage
@@ -59,6 +65,8 @@ class SavedTensor:
             raise RuntimeError("Inference tensors cannot be saved for backward")
         self._storage = storage
         self._version = storage.version
+        meta = tensor._meta  # an input with history: detach_() of it before backward is refused
+        self._history = meta if meta is not None and meta.grad_fn is not None else None
         self._node = node.name()
         self.shape = tensor.shape
         self.dtype = tensor.dtype
@@ -106,6 +114,8 @@ class SavedTensor:
         return text
 
     def unpack(self):
+        if self._history is not None and self._history.grad_fn is None:
+            raise RuntimeError(_DETACHED)
         if self._storage.version != self._version:
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "

@@ -105,6 +105,11 @@ class Backend:
         """A new contiguous array with values cast (float to int truncates toward zero)."""
         raise NotImplementedError
 
+    def cast(self, a, dtype):
+        """``astype`` for ``Tensor.to``: PyTorch keeps the order of the input's strides (a transposed
+        tensor stays transposed); a backend that cannot lays the result out contiguously."""
+        return self.astype(a, dtype)
+
     def copy(self, a):
         """A new contiguous array with the same values and dtype."""
         raise NotImplementedError

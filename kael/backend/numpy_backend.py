@@ -216,6 +216,13 @@ class NumpyBackend(Backend):
         with quiet():
             return a.astype(_NP[dtype], order="C")  # np.ascontiguousarray would make a 0-d array 1-d
 
+    def cast(self, a, dtype):
+        if a.flags.c_contiguous or any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
+            # (an expanded input: C order, as PyTorch)
+            return self.astype(a, dtype)
+        with quiet():
+            return a.astype(_NP[dtype], order="K")  # the input's order of strides, as PyTorch
+
     def copy(self, a):
         return np.array(a, order="C", copy=True)
 

@@ -301,7 +301,7 @@ class Cast(Function):
 
     @staticmethod
     def forward(ctx, a, dtype=None):
-        return B.astype(a._data, dtype)
+        return B.cast(a._data, dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -355,7 +355,7 @@ def cast(a, dtype):
     if a.dtype is dtype:
         return a
     if not dtype.is_floating_point:  # no gradient flows into an integer or bool result
-        return _wrap(B.astype(a._data, dtype))
+        return _wrap(B.cast(a._data, dtype))
     return Cast.apply(a, dtype=dtype)
 
 

@@ -183,6 +183,8 @@ def check_no_partial_overlap(t: Tensor, dst, source, expanded=False) -> None:
     if not isinstance(source, Tensor) or source._storage is not t._storage:
         return
     src = source._data
+    if expanded and len(B.shape(src)) > len(B.shape(dst)):  # PyTorch drops the leading 1s first
+        src = B.view(src, tuple(B.shape(src))[len(B.shape(src)) - len(B.shape(dst)):])
     if 0 in B.shape(dst) or 0 in B.shape(src) or not (_dense(dst) and _dense(src)):
         return
     a0, b0 = B.offset(dst), B.offset(src)

@@ -669,3 +669,45 @@ def test_matmul_of_negative_zeros_is_positive_zero():
 def test_power_one_half_is_a_square_root():
     x = kael.tensor([-INF, -0.0, 4.0, -1.0, INF], dtype=F64)
     check(x ** 0.5, [NAN, -0.0, 2.0, NAN, INF])
+
+
+def test_assigning_a_view_with_leading_ones_of_the_same_memory():
+    x = _arange(6, 2, 3)
+    x[...] = x[None]  # PyTorch drops the source's leading 1s: the same elements, no overlap
+    check(x, [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
+    assert x._version == 1
+    y = _arange(9, 3, 3)
+    with pytest.raises(RuntimeError, match="^unsupported operation: some elements of the input tensor"):
+        y[...] = y.t()[None]  # the same memory in another order: refused
+
+
+@pytest.mark.parametrize("op", ["mul", "sin", "maximum"])
+def test_backward_through_a_saved_input_detached_in_place_is_refused(op):
+    x = leaf([1.0, 2.0])
+    a = x * 2
+    y = {"mul": lambda: a * x, "sin": lambda: a.sin(), "maximum": lambda: kael.maximum(a, x)}[op]()
+    a.detach_()
+    with pytest.raises(RuntimeError, match=r"^Trying to use a saved tensor that has been detached in-place, i.e. with .detach_\(\).This is not supported"):
+        y.sum().backward()
+    z = leaf([1.0, 2.0])
+    b = z * 2
+    w = b.exp() * 1  # exp saves its result, not b: nothing saved was detached
+    b.detach_()
+    w.sum().backward()
+    check(z.grad, [2 * math.exp(2.0), 2 * math.exp(4.0)])
+
+
+@pytest.mark.parametrize("dtype", [kael.float32, kael.int64, kael.bool])
+@pytest.mark.parametrize("view, contiguous", [
+    (lambda a: a.T, False), (lambda a: a, True), (lambda a: a[:, :2], True), (lambda a: a.T[:2], False),
+    (lambda a: a[0].expand(3, 3), True), (lambda a: a.T[None], False), (lambda a: a[:, 0], True),
+], ids=["T", "plain", "slice", "T-slice", "expand", "T-none", "column"])
+def test_a_cast_keeps_the_layout_of_its_input(view, contiguous, dtype):
+    a = _arange(9, 3, 3).double()
+    b = view(a).to(dtype)
+    check(b, view(a).tolist() if dtype is F64 else view(a).to(dtype).tolist())
+    if kael.backend_name() == "numpy":  # the python backend lays every result out contiguously
+        assert b.is_contiguous() == contiguous
+        if not contiguous:
+            with pytest.raises(RuntimeError, match="view size is not compatible"):
+                b.view(-1)
