@@ -159,3 +159,27 @@ def test_size_one_leading_dim_before_a_size_one_dim(m):
 def test_zero_size_dim_broadcast_from_one(m):
     """Mul of [2, 0, 3] and [2, 1, 3]: b's gradient sums a zero-size dim to zeros"""
     return _seeded_grads(m.Mul.apply, (2, 0, 3), (2, 1, 3))
+
+
+def test_saved_inputs_are_version_checked(m):
+    """Add, Sub, Mul and Div on seeded broadcast shapes, a or b changed in place after forward:
+    backward raises exactly for Mul and Div (they save a and b themselves with save_for_backward,
+    not copies; Add and Sub save no tensor); no tensor kept as a plain ctx attribute"""
+    rng = random.Random(440)
+    out = []
+    for i in range(16):
+        name = ("Add", "Sub", "Mul", "Div")[i % 4]
+        shape_a, shape_b = _operand_shapes(rng)
+        xs = [_seeded(rng, shape_a, kael.float64), _seeded(rng, shape_b, kael.float64, divisor=True)]
+        y = getattr(m, name).apply(*xs)
+        kept = sorted(k for k, v in vars(y.grad_fn).items()
+                      if isinstance(v, kael.Tensor) or isinstance(v, (tuple, list)) and any(isinstance(t, kael.Tensor) for t in v))
+        with kael.no_grad():
+            xs[rng.randrange(2)].add_(0.5)
+        try:
+            y.sum().backward()
+            outcome = "ran"
+        except RuntimeError as e:
+            outcome = "raised" if "modified by an inplace operation" in str(e) else f"other error: {e}"
+        out.append([name, outcome, kept])
+    return out
