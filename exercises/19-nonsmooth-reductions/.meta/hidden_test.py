@@ -121,3 +121,17 @@ def test_safe_sqrt_of_a_positive_tensor(m):
     x = kael.tensor([0.25, 1.0, 16.0], requires_grad=True)
     m.safe_sqrt(x).sum().backward()
     return x.grad.tolist()
+
+
+def test_no_tensor_kept_as_a_ctx_attribute(m):
+    """Amax, MaxDim, Relu and Abs on 8 seeded tensors each: the node keeps no tensor as a plain
+    ctx attribute (save_for_backward's tensors are version-checked, ctx attributes are not)"""
+    out = []
+    for i, (x, dim) in enumerate(_cases(1919, 8)):
+        a = x.detach().requires_grad_()
+        for name, args in (("Amax", (a, dim)), ("MaxDim", (a, dim)), ("Relu", (a,)), ("Abs", (a,))):
+            y = getattr(m, name).apply(*args)
+            node = (y[0] if isinstance(y, tuple) else y).grad_fn
+            out.append([name, sorted(k for k, v in vars(node).items() if isinstance(v, kael.Tensor)
+                                     or isinstance(v, (tuple, list)) and any(isinstance(t, kael.Tensor) for t in v))])
+    return out
