@@ -37,6 +37,23 @@ def test_narrow_random(m):
     return out
 
 
+def test_narrow_every_dim(m):
+    """narrow along every dim of [-ndim, ndim) for ranks 1 to 4 (seeded sizes 2 to 4, so no two
+    dims can be confused), float32 and float64"""
+    rng = random.Random(1707)
+    kael.manual_seed(2)
+    out = []
+    for rank in range(1, 5):
+        for dim in range(-rank, rank):
+            shape = _shape(rng, rank, lo=2)
+            n = shape[dim]
+            start = rng.randrange(n)
+            length = rng.randint(1, n - start)
+            x = kael.randn(*shape, dtype=rng.choice(DTYPES))
+            out.append(_gradient(lambda t: m.narrow(t, dim, start, length), x))
+    return out
+
+
 def test_narrow_of_narrow_reaches_the_base(m):
     """narrow(narrow(x, 0, 1, 3), 1, 2, 2) of a [5, 6] x: both views pass the gradient on"""
     kael.manual_seed(2)
