@@ -54,6 +54,21 @@ def test_index_select_random(m):
     return out
 
 
+def test_index_select_every_dim(m):
+    """index_select along every dim of [-ndim, ndim) for ranks 1 to 4 (seeded sizes 2 to 4, so
+    no two dims can be confused), repeats and negative indices, float32 and float64"""
+    rng = random.Random(1808)
+    kael.manual_seed(8)
+    out = []
+    for rank in range(1, 5):
+        for dim in range(-rank, rank):
+            shape = tuple(rng.randint(2, 4) for _ in range(rank))
+            index = kael.tensor(_indices(rng, shape[dim], rng.randint(1, 5)))
+            x = kael.randn(*shape, dtype=rng.choice(DTYPES))
+            out.append(_gradient(lambda t: m.index_select(t, dim, index), x))
+    return out
+
+
 def test_take_random(m):
     """10 random takes: x of rank 1 to 3, index of shape [k] or [a, b], repeats and negatives"""
     rng = random.Random(1803)
