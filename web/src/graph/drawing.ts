@@ -9,7 +9,7 @@ import { GraphCanvas } from "./canvas";
 import { describeItems, layoutRequest, placeLayout, type LayoutItem } from "./layout";
 import { layoutInWorker } from "./layouter";
 import { GraphModel, MAX_ITEMS, type ViewGraph, type ViewState } from "./model";
-import { gt } from "./strings";
+import { formatCount, gt } from "./strings";
 import type { GraphData } from "./types";
 
 export class GraphDrawing {
@@ -109,7 +109,7 @@ export class GraphDrawing {
     await pause();
     if (generation !== this.generation) return;
     const items = describeItems(view, model.data);
-    this.onStatus(gt("laying", { items: items.length.toLocaleString("en") }));
+    this.onStatus(gt("laying", { items: formatCount(items.length) }));
     let result;
     try {
       result = await layoutInWorker(layoutRequest(view, items));

@@ -6,7 +6,7 @@
 import { formatBytes } from "../ui/dom";
 import type { Group, ViewGraph, ViewItem, ViewLink } from "./model";
 import type { LayoutRequest, LayoutResult, Point } from "./positions";
-import { gt } from "./strings";
+import { formatCount, gt } from "./strings";
 import type { GraphData, GraphNode, GraphTensor, SavedTensor } from "./types";
 import { formatShape, formatValues } from "./types";
 
@@ -92,7 +92,7 @@ function itemText(item: ViewItem, tensors: Map<string, GraphTensor>): { title: s
 }
 
 function groupText(group: Group, hidden: number): { title: string; lines: string[] } {
-  const n = hidden.toLocaleString("en");
+  const n = formatCount(hidden);
   if (group.kind === "band") return { title: clip(`▸ ${group.label}`), lines: [gt("group.band", { n }), clip(group.common ?? "")] };
   if (group.kind === "module") return { title: clip(`▸ ${group.label}`), lines: [gt("group.module", { n })] };
   const period = group.period ?? 1;

@@ -105,6 +105,12 @@ const zh: Record<string, string> = {
   "memory.dropped": "后面还有 {n} 个事件未列出",
 };
 
+/** 12345 as "12,345", as toLocaleString("en") writes it without its first-call cost (setting
+ * up ICU's number format took a long task of its own on a loaded machine). */
+export function formatCount(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
 export function gt(key: string, vars: Record<string, string | number> = {}): string {
   const text = (currentLang() === "zh" ? zh[key] : undefined) ?? en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name: string) => (name in vars ? String(vars[name]) : `{${name}}`));

@@ -8,7 +8,7 @@ import type { GraphCanvas } from "./canvas";
 import { GraphDrawing } from "./drawing";
 import type { LayoutItem } from "./layout";
 import { summarize } from "./model";
-import { gt } from "./strings";
+import { formatCount, gt } from "./strings";
 import { formatShape, formatValues, type GraphData, type SavedTensor } from "./types";
 
 export class GraphView {
@@ -107,7 +107,7 @@ export class GraphView {
     if (!this.data || this.drawing.element.dataset.state !== "summary") return;
     this.summary.append(
       h("p", {}, gt("summary.open")),
-      h("ul", { class: "summary-counts" }, summarize(this.data).slice(0, 12).map((c) => h("li", {}, `${c.name} × ${c.count.toLocaleString("en")}`))),
+      h("ul", { class: "summary-counts" }, summarize(this.data).slice(0, 12).map((c) => h("li", {}, `${c.name} × ${formatCount(c.count)}`))),
     );
   }
 

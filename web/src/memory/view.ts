@@ -6,7 +6,7 @@
 
 import "../graph/graph.css";
 import "./memory.css";
-import { gt } from "../graph/strings";
+import { formatCount, gt } from "../graph/strings";
 import { formatShape, type MemoryData, type MemoryEvent } from "../graph/types";
 import { clear, formatBytes, h, s } from "../ui/dom";
 
@@ -61,10 +61,10 @@ function card(log: MemoryData, top: number): HTMLElement {
     h(
       "p",
       { class: "memory-forward", "data-testid": "memory-forward" },
-      gt("memory.forward", { tensors: t.forward_tensors, bytes: t.forward_bytes.toLocaleString("en") }),
+      gt("memory.forward", { tensors: t.forward_tensors, bytes: formatCount(t.forward_bytes) }),
     ),
     backwardLine(log.events),
-    h("p", { class: "muted" }, gt("memory.peak", { bytes: `${formatBytes(t.peak_bytes)} (${t.peak_bytes.toLocaleString("en")} B)` })),
+    h("p", { class: "muted" }, gt("memory.peak", { bytes: `${formatBytes(t.peak_bytes)} (${formatCount(t.peak_bytes)} B)` })),
     chart(log.events, top),
     h("h4", {}, gt("memory.saves")),
     savesList(log.events),
@@ -76,7 +76,7 @@ function card(log: MemoryData, top: number): HTMLElement {
 function backwardLine(events: MemoryEvent[]): HTMLElement | string {
   const sum = (kind: "save" | "free") => {
     const list = events.filter((e) => e.phase === "backward" && e.kind === kind);
-    return { tensors: list.length, bytes: list.reduce((a, e) => a + e.bytes, 0).toLocaleString("en") };
+    return { tensors: list.length, bytes: formatCount(list.reduce((a, e) => a + e.bytes, 0)) };
   };
   const freed = sum("free");
   if (freed.tensors === 0) return "";
@@ -136,7 +136,7 @@ function savesList(events: MemoryEvent[]): HTMLElement {
         "li",
         { class: e.phase },
         h("code", {}, `${e.node ?? "?"}.${e.name ?? "?"}`),
-        ` ${formatShape(e.shape ?? [])} ${e.dtype} · ${e.bytes.toLocaleString("en")} B · ${gt(`memory.phase.${e.phase}`)} #${i}`,
+        ` ${formatShape(e.shape ?? [])} ${e.dtype} · ${formatCount(e.bytes)} B · ${gt(`memory.phase.${e.phase}`)} #${i}`,
         freedAt.has(e.id) ? ` → ${gt("memory.freed")} #${freedAt.get(e.id)}` : "",
       ),
     ),
