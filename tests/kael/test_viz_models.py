@@ -294,6 +294,7 @@ def _saves(doc):
     return [(e["node"], e["name"]) for e in doc["events"] if e["kind"] == "save"]
 
 
+@pytest.mark.skipif(sys.platform == "emscripten", reason="Pyodide cannot start threads")
 def test_memory_names_each_save_by_its_node_in_every_thread_without_reading_frames():
     # kael notes the saving node for the pack hook (saved.saving_node), per thread: two threads
     # saving at once, each in its own log, get their own nodes and names; outside a pack hook
