@@ -13,7 +13,9 @@ copies this file next to ``child.py`` in the task directory. ``.meta/config.json
   those modules (source and compiled) cannot be opened, linked, or read by another process or
   through ctypes, so no private copy can be loaded from disk.
 * ``no_nested_backward``: kael's backward pass refuses to start inside another one in the same
-  thread (see ``refuse_nested_backward``); its engine's file is blocked like a switched-off one.
+  thread (see ``refuse_nested_backward``), and inside a learner's backward no kael node runs or
+  is recorded (``refuse_nodes_in_learner_backward``); its engine's file is blocked like a
+  switched-off one.
 * ``no_recursion``: ``sys.setrecursionlimit`` refuses, and so do the ways around it: ctypes
   (``Py_SetRecursionLimit``), gc's object walks, the CPython test modules; the copy of sys's
   dict that ``_imp.create_builtin`` restores holds the refusing function too.
@@ -73,26 +75,45 @@ def refuse_nested_backward():
     frames; ``sys._getframe`` is a constant of that code (not a global the submission could
     rebind), and the frames are found by code identity."""
     from kael.autograd import engine
+    from kael.autograd.node import FunctionNode
 
     engine.run_backward.__code__ = nested_check_code(engine.run_backward)
+    refuse_nodes_in_learner_backward(FunctionNode)
 
 
-def nested_check_code(fn):
+def refuse_nodes_in_learner_backward(node_class):
+    """Inside a learner's ``backward`` (a frame of ``node_class.apply`` running a Function not
+    defined in kael is on this thread's stack), no node runs (``node.apply``: replaying kael's
+    recorded backward) and none is recorded (ops under ``enable_grad``: a graph to walk by hand).
+    The engine applies nodes one after the other, never one inside another, so a correct
+    solution never meets this check."""
+    apply_code = nested_check_code(node_class.apply, _LEARNER_BACKWARD_CHECK.format(
+        target=f"{_GETFRAME!r}(0).f_code", message=NESTED_BACKWARD))
+    node_class.apply.__code__ = apply_code
+    init_code = nested_check_code(node_class.__init__, _LEARNER_BACKWARD_CHECK.format(
+        target=repr(_APPLY_CODE), message=NESTED_BACKWARD))
+    node_class.__init__.__code__ = init_code.replace(
+        co_consts=tuple(apply_code if c == _APPLY_CODE else c for c in init_code.co_consts))
+
+
+def nested_check_code(fn, check=None):
     """``fn``'s code recompiled from its source with a first statement that raises RuntimeError
     when a pass is under way (the engine's ``_depth``: a learner's backward that starts one in
     another thread and waits for it) or another frame of the same code is on this thread's
-    stack (the same, with ``_depth`` reset)."""
+    stack (the same, with ``_depth`` reset). ``check``: other statements instead (a method's
+    source is dedented first)."""
     import ast
     import inspect
+    import textwrap
     import warnings
 
-    tree = ast.parse(inspect.getsource(fn))
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
     body = tree.body[0].body
     start = 1 if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else 0
     while isinstance(body[start], ast.Global):  # the check reads the engine's pass depth
         start += 1
-    check = ast.parse(_NESTED_CHECK.format(message=NESTED_BACKWARD)).body
+    check = ast.parse(check or _NESTED_CHECK.format(message=NESTED_BACKWARD)).body
     for node in (n for statement in check for n in ast.walk(statement)):
         if "lineno" in node._attributes:  # tracebacks point at the def line
             node.lineno = node.end_lineno = tree.body[0].lineno
@@ -116,6 +137,16 @@ while _judge_up is not None:
         raise RuntimeError({{message!r}})
     _judge_up = _judge_up.f_back
 del _judge_frame, _judge_up
+"""
+_APPLY_CODE = "__judge_apply_code__"
+_LEARNER_BACKWARD_CHECK = f"""
+_judge_up = {_GETFRAME!r}(1)
+while _judge_up is not None:
+    if _judge_up.f_code is {{target}} and \\
+            _judge_up.f_locals["self"].function.__module__.partition(".")[0] != "kael":
+        raise RuntimeError({{message!r}})
+    _judge_up = _judge_up.f_back
+del _judge_up
 """
 
 

@@ -103,6 +103,48 @@ _AUTOGRAD_INSIDE = _code("""
             return tuple(grads) + (None,) * (len(ctx.leaves) - len(grads))
 
         return _function(name, forward, backward)
+
+
+    def _via_walk(name, op):
+        # backward records ``op`` under enable_grad and walks kael's nodes by hand (Kahn's order,
+        # node.apply): a hand-written engine over kael's own backward
+        def forward(ctx, *args):
+            ctx.save_for_backward(*[a for a in args if isinstance(a, kael.Tensor)])
+            ctx.args = args
+            return op(*args)
+
+        def backward(ctx, g):
+            leaves, y = _recorded(op, ctx.args)
+            pending, stack, seen = {}, [y.grad_fn], {y.grad_fn}
+            while stack:
+                for ni in stack.pop().inputs:
+                    if ni.edge is not None:
+                        pending[ni.edge] = pending.get(ni.edge, 0) + 1
+                        if ni.edge not in seen:
+                            seen.add(ni.edge)
+                            stack.append(ni.edge)
+            grads, ready = {y.grad_fn: g}, [y.grad_fn]
+            while ready:
+                node = ready.pop()
+                if isinstance(node, kael.autograd.AccumulateGrad):
+                    node.variable.grad = grads.get(node)
+                    continue
+                for ni, gi in zip(node.inputs, node.apply(grads.pop(node))):
+                    if ni.edge is not None:
+                        if gi is not None:
+                            grads[ni.edge] = grads[ni.edge] + gi if ni.edge in grads else gi
+                        pending[ni.edge] -= 1
+                        if pending[ni.edge] == 0:
+                            ready.append(ni.edge)
+            return tuple(a.grad if _is_input(a) else None for a in leaves)
+
+        return _function(name, forward, backward)
+    """)
+
+_LAYER_NORM = _code("""
+    def _layer_norm(x, weight, bias, eps):
+        centred = x - x.mean(-1, keepdim=True)
+        return centred / ((centred * centred).mean(-1, keepdim=True) + eps).sqrt() * weight + bias
     """)
 
 # sum_to by asking kael's autograd to undo a broadcast it made.
@@ -229,13 +271,21 @@ def _cheats():
             Abs = _via_node("Abs", lambda x: x.abs())
             """), off),
         ("layernorm-backward", "autograd_inside"): (
-            catalog.find("layernorm-backward").reference_source() + _AUTOGRAD_INSIDE + _code("""
-            def _layer_norm(x, weight, bias, eps):
-                centred = x - x.mean(-1, keepdim=True)
-                return centred / ((centred * centred).mean(-1, keepdim=True) + eps).sqrt() * weight + bias
-
-
-            LayerNorm = _via_kael("LayerNorm", _layer_norm)
+            catalog.find("layernorm-backward").reference_source() + _AUTOGRAD_INSIDE + _LAYER_NORM
+            + "LayerNorm = _via_kael('LayerNorm', _layer_norm)\n", off),
+        ("silu-mul", "walk_inside"): (
+            catalog.find("silu-mul").reference_source() + _AUTOGRAD_INSIDE
+            + "SiluMul = _via_walk('SiluMul', lambda g, u: F.silu(g) * u)\n", off),
+        ("softmax-cross-entropy", "walk_inside"): (
+            catalog.find("softmax-cross-entropy").reference_source() + _AUTOGRAD_INSIDE
+            + "SoftmaxCrossEntropy = _via_walk('SoftmaxCrossEntropy', F.cross_entropy)\n", off),
+        ("layernorm-backward", "walk_inside"): (
+            catalog.find("layernorm-backward").reference_source() + _AUTOGRAD_INSIDE + _LAYER_NORM
+            + "LayerNorm = _via_walk('LayerNorm', _layer_norm)\n", off),
+        ("nonsmooth-reductions", "walk_inside"): (
+            catalog.find("nonsmooth-reductions").reference_source() + _AUTOGRAD_INSIDE + _code("""
+            Relu = _via_walk("Relu", lambda x: x.relu())
+            Abs = _via_walk("Abs", lambda x: x.abs())
             """), off),
         ("checkpoint", "kael_checkpoint_kept_at_import"): (_code("""
             import kael
