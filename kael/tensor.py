@@ -95,6 +95,12 @@ def _view_op(arr, base: "Tensor") -> "Tensor":
     return t
 
 
+def _recorded(meta):
+    """The node that recorded the tensor, read without a no-grad view's check (PyTorch's
+    ``requires_grad_`` and ``retain_grad`` do not refuse a view whose memory changed)."""
+    return meta._grad_fn if type(meta) is NoGradViewMeta else meta.grad_fn
+
+
 def _no_grad_view(t: "Tensor") -> None:
     """Called for the result of an op run under ``no_grad``: a view of a tensor whose root base
     requires grad becomes a no-grad view (PyTorch: it requires grad while its base does)."""
@@ -245,7 +251,7 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         meta = self._meta
-        if meta is not None and meta.grad_fn is not None:
+        if meta is not None and _recorded(meta) is not None:
             if not requires_grad:
                 raise RuntimeError(
                     "you can only change requires_grad flags of leaf variables. If you want to use "
@@ -311,10 +317,11 @@ class Tensor:
         meta = self._meta
         if meta is None or not meta.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if meta.grad_fn is None or meta.retains_grad:
+        if _recorded(meta) is None or meta.retains_grad:
             return
+        node = meta.grad_fn  # a view of a no-grad view whose memory changed: refused here
         meta.retains_grad = True
-        meta.grad_fn.register_prehook(_RetainGrad(self))
+        node.register_prehook(_RetainGrad(self))
 
     def register_hook(self, hook):
         """``hook(grad) -> None | grad`` runs when this tensor's gradient is computed."""

@@ -529,6 +529,12 @@ def test_a_no_grad_view_written_in_place_refuses_to_be_differentiated():
         w * 2
     with pytest.raises(RuntimeError, match="its base or another view of its base has been modified"):
         v.is_leaf  # noqa: B018
+    with pytest.raises(RuntimeError, match="its base or another view of its base has been modified"):
+        v.register_hook(lambda g: g)
+    v.requires_grad_(False)  # these read no grad_fn in PyTorch: no error
+    v.retain_grad()
+    with pytest.raises(RuntimeError, match="its base or another view of its base has been modified"):
+        w.retain_grad()  # w has a grad_fn: reading it is refused
     assert v.requires_grad
     check(v.bool(), [True, True])  # no gradient flows into a bool result: no grad_fn is read
     x.requires_grad_(False)

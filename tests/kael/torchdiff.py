@@ -129,6 +129,15 @@ _AUTOGRAD_STATEMENTS = {
 }
 
 
+def _holds(pred, t) -> bool:
+    """``pred(t)``, False where PyTorch refuses to answer (``is_leaf`` of a view made under
+    no_grad whose memory changed raises)."""
+    try:
+        return pred(t)
+    except RuntimeError:
+        return False
+
+
 class _Gen:
     """Makes the next statement from the PyTorch run's namespace."""
 
@@ -145,7 +154,7 @@ class _Gen:
     def tensors(self, pred=lambda t: True):
         import torch
 
-        return [k for k, v in self.ns.items() if isinstance(v, torch.Tensor) and pred(v)]
+        return [k for k, v in self.ns.items() if isinstance(v, torch.Tensor) and _holds(pred, v)]
 
     def pick(self, pred=lambda t: True):
         names = self.tensors(pred)
