@@ -105,7 +105,10 @@ def test_mlp_is_drawn_with_module_boxes_names_and_gradients(app: Page, screensho
                   linear["y"] <= b["y"] and b["y"] + b["height"] <= linear["y"] + linear["height"]]
         assert len(inside) == 1, member
     app.screenshot(path=screenshots / "graph-mlp-modules.png")
+    for _ in range(3):  # the whole MLP, small: the screenshot shows every module box at once
+        app.get_by_role("button", name="Zoom out").click()
     canvas.screenshot(path=screenshots / "graph-mlp-modules-canvas.png")
+    app.get_by_role("button", name="Fit").click()
     legend = app.get_by_test_id("graph-legend")
     legend.locator("summary").click()
     expect(legend).to_contain_text("kael's Linear is one fused op")
