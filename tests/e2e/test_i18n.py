@@ -71,3 +71,16 @@ def test_the_empty_trace_hint_draws_its_code_as_code(app: Page, screenshots):
         expect(hint.locator("code")).to_have_text("with kael.viz.trace() as tr:")
         assert "`" not in hint.inner_text()
     hint.screenshot(path=screenshots / "trace-empty-hint-zh.png")
+
+
+def test_hints_do_not_repeat_their_title_under_the_summary(app: Page):
+    app.get_by_role("tab", name="Exercises").click()
+    app.locator(".exercise-item").first.click()
+    for switch, title in ((None, "Hints"), ("切换到中文", "提示")):
+        if switch:
+            app.get_by_role("button", name=switch).click()
+        hints = app.locator("details.hints")
+        expect(hints.locator("summary")).to_have_text(title)
+        hints.locator("summary").click()
+        expect(hints.locator(".markdown li").first).to_be_visible()
+        expect(hints.locator(".markdown").get_by_role("heading", name=title, exact=True)).to_have_count(0)

@@ -34,6 +34,11 @@ export function forTheBrowser(markdownText: string): string {
     .join("\n\n");
 }
 
+/** Hints files open with their title ("# Hints"), which the <summary> already says. */
+export function withoutTitle(markdownText: string): string {
+  return markdownText.replace(/^\s*#\s[^\n]*\n/, "");
+}
+
 export type ExerciseStatus = "accepted" | "passed" | "attempted" | "new";
 
 export interface ExerciseHost {
@@ -188,7 +193,7 @@ export class ExercisesView {
     const statement = h("div", { class: "statement markdown" });
     renderInto(statement, (lang === "zh" ? e.statement.zh : e.statement.en) ?? e.statement.en);
     const hints = h("div", { class: "markdown" });
-    renderInto(hints, (lang === "zh" ? e.hints.zh : e.hints.en) ?? e.hints.en ?? "");
+    renderInto(hints, withoutTitle((lang === "zh" ? e.hints.zh : e.hints.en) ?? e.hints.en ?? ""));
 
     this.runButton = h(
       "button",
