@@ -114,6 +114,7 @@ def test_every_known_way_around_the_rules_is_refused(tmp_path):
     assert len(lines) == 14 and all(line.startswith("refused ") for line in lines), done.stdout
 
 
+@pytest.mark.skipif(sys.platform == "emscripten", reason="Pyodide starts no threads")
 def test_the_nested_check_refuses_a_backward_in_another_thread_during_a_backward():
     import threading
 
