@@ -65,8 +65,10 @@ def start_server(dist: Path) -> LiveServer:
     data = Path(tempfile.mkdtemp(prefix="kael-bench-"))
     shutil.copytree(dist, data / "web")
     shutil.copytree(dist / "wheels", data / "wheels")
-    return LiveServer({"KAEL_DATA_DIR": data / "data", "KAEL_SANDBOX": "off",
-                       "KAEL_WEB_DIST": data / "web", "KAEL_WHEEL_DIR": data / "wheels"}).start()
+    server = LiveServer({"KAEL_DATA_DIR": data / "data", "KAEL_SANDBOX": "off",
+                         "KAEL_WEB_DIST": data / "web", "KAEL_WHEEL_DIR": data / "wheels"}).start()
+    server.copies = data  # removed with the server
+    return server
 
 
 def measure(page, url: str, first_result: bool) -> dict:
@@ -130,6 +132,7 @@ def main() -> None:
     finally:
         if server is not None:
             server.stop()
+            shutil.rmtree(server.copies, ignore_errors=True)
 
     print(f"page ready (navigation to Run enabled), {url}, {os.cpu_count()} cores, "
           f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
