@@ -184,7 +184,10 @@ def check_no_partial_overlap(t: Tensor, dst, source, expanded=False) -> None:
         return
     src = source._data
     if expanded and len(B.shape(src)) > len(B.shape(dst)):  # PyTorch drops the leading 1s first
-        src = B.view(src, tuple(B.shape(src))[len(B.shape(src)) - len(B.shape(dst)):])
+        lead = len(B.shape(src)) - len(B.shape(dst))
+        if any(n != 1 for n in B.shape(src)[:lead]):
+            return  # it cannot be assigned at all: the assignment raises its shape error
+        src = B.view(src, tuple(B.shape(src))[lead:])
     if 0 in B.shape(dst) or 0 in B.shape(src) or not (_dense(dst) and _dense(src)):
         return
     a0, b0 = B.offset(dst), B.offset(src)

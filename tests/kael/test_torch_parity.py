@@ -685,6 +685,9 @@ def test_assigning_a_view_with_leading_ones_of_the_same_memory():
     y = _arange(9, 3, 3)
     with pytest.raises(RuntimeError, match="^unsupported operation: some elements of the input tensor"):
         y[...] = y.t()[None]  # the same memory in another order: refused
+    z = kael.zeros(2, 3, 1, dtype=F64)
+    with pytest.raises(RuntimeError):  # more dims that are not 1: a shape error, as in PyTorch
+        z[...] = z.reshape(2, 3, 1, 1)
 
 
 @pytest.mark.parametrize("op", ["mul", "sin", "maximum"])
