@@ -431,3 +431,49 @@ def test_the_stack_stays_flat_along_a_chain(m):
         y = Callback.apply(y, lambda g: depths.append(_frames_below()))
     _run(m, (y * 3).sum())
     return [len(depths), max(depths) - min(depths) < 10, x.grad.tolist()]
+
+
+def test_a_kept_gradient_does_not_change(m):
+    """backward twice into the same leaves: the .grad tensors the caller kept after the first one
+    still hold the first gradients (the second sums into a new tensor, never add_ in place)"""
+    rng = random.Random(1516)
+    out = []
+    for _ in range(4):
+        shape = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))]
+        x, w = (_tensor(rng, shape, kael.float64).requires_grad_() for _ in range(2))
+        _run(m, (x * w).sum())
+        kept = [x.grad, w.grad]
+        first = [t.tolist() for t in kept]
+        _run(m, (x * x * w).sum())
+        out.append([first, [t.tolist() for t in kept], x.grad.tolist(), w.grad.tolist()])
+    return out
+
+
+def _random_dag(rng, leaves):
+    """A seeded graph over ``leaves``: products of a tensor with itself (one node, two edges to
+    the same input), products and sums of two earlier tensors (paths of different lengths to the
+    same node), scalings; the root sums a few of the last ones."""
+    values = list(leaves)
+    for _ in range(rng.randint(6, 14)):
+        a = rng.choice(values)
+        b = rng.choice(values[: max(1, len(values) // 2)])  # often an early one: a longer and a shorter path
+        kind = rng.randrange(4)
+        values.append(a * a * 0.5 if kind == 0 else a * b * 0.5 if kind == 1 else a + b if kind == 2 else a * 1.5)
+    root = values[-1]
+    for t in rng.sample(values[len(leaves):-1], min(2, len(values) - len(leaves) - 1)):
+        root = root + t
+    return root.sum()
+
+
+def test_generated_graphs_with_repeated_inputs_and_several_paths(m):
+    """24 seeded graphs mixing x * x (two edges from one node to the same input) with several
+    paths of different lengths to the same nodes: every leaf's gradient (a node that runs before
+    all its contributions arrived, or counts a repeated edge once, gets it wrong)"""
+    rng = random.Random(1517)
+    out = []
+    for _ in range(24):
+        shape = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))]
+        leaves = [_tensor(rng, shape, kael.float64, -1.0, 1.0).requires_grad_() for _ in range(rng.randint(1, 3))]
+        _run(m, _random_dag(rng, leaves))
+        out.append([None if x.grad is None else x.grad.tolist() for x in leaves])
+    return out
