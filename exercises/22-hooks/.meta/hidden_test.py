@@ -87,6 +87,23 @@ def test_clip_gradient_random(m):
     return out
 
 
+def test_clip_gradient_leaves_the_callers_gradient_alone(m):
+    """clip_gradient on 8 seeded outputs, then y.backward(g): the caller's g keeps its values (the
+    hook returns a new tensor, never g.mul_()), the leaf gets the clipped gradient"""
+    rng = random.Random(2202)
+    out = []
+    for i in range(8):
+        kael.manual_seed(100 + i)
+        x = kael.randn(rng.randint(1, 6), requires_grad=True)
+        y = x * 3
+        g = kael.randn(*y.shape) * rng.choice((0.1, 10.0))
+        before = g.tolist()
+        m.clip_gradient(y, rng.choice((0.5, 1.0, 5.0)))
+        y.backward(g)
+        out.append([g.tolist() == before, x.grad.tolist()])
+    return out
+
+
 def test_clip_gradient_on_a_leaf_and_remove(m):
     """clip_gradient on a leaf clips its .grad; after handle.remove() the next backward is not clipped"""
     w = kael.tensor([3.0, 4.0], requires_grad=True)
