@@ -1,12 +1,13 @@
 """Both languages all the way down: every exercise's topic tags have a Chinese label, the page shows
 them in the page's language and the language switch redraws them (list and exercise view); the
-empty Trace tab's hint draws its `inline code` as code, not as backticks, in both languages."""
+empty Trace and Memory tabs' hints draw their `inline code` as code, not as backticks, in both languages."""
 
 from __future__ import annotations
 
 import json
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import REPO
@@ -61,16 +62,20 @@ def test_topic_tags_follow_the_language_switch(app: Page, screenshots):
     expect(meta).to_have_text(", ".join(first["topics"]))
 
 
-def test_the_empty_trace_hint_draws_its_code_as_code(app: Page, screenshots):
-    hint = app.locator(".trace-view > .placeholder")
-    for switch, tab in ((None, "Trace"), ("切换到中文", "反向追踪")):
+@pytest.mark.parametrize("view, tabs, code", [
+    ("trace", ("Trace", "反向追踪"), ["with kael.viz.trace() as tr:"]),
+    ("memory", ("Memory", "内存"), ['with kael.viz.memory("plain") as mem:', "kael.viz.show(mem)"]),
+])
+def test_an_empty_tabs_hint_draws_its_code_as_code(app: Page, screenshots, view, tabs, code):
+    hint = app.locator(f".{view}-view > .placeholder")
+    for switch, tab in ((None, tabs[0]), ("切换到中文", tabs[1])):
         if switch:
             app.get_by_role("button", name=switch).click()
         app.get_by_role("tab", name=tab).click()
         expect(hint).to_be_visible()
-        expect(hint.locator("code")).to_have_text("with kael.viz.trace() as tr:")
+        expect(hint.locator("code")).to_have_text(code)
         assert "`" not in hint.inner_text()
-    hint.screenshot(path=screenshots / "trace-empty-hint-zh.png")
+    hint.screenshot(path=screenshots / f"{view}-empty-hint-zh.png")
 
 
 def test_hints_do_not_repeat_their_title_under_the_summary(app: Page):

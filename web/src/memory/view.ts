@@ -8,7 +8,7 @@ import "../graph/graph.css";
 import "./memory.css";
 import { formatCount, gt } from "../graph/strings";
 import { formatShape, type MemoryData, type MemoryEvent } from "../graph/types";
-import { clear, formatBytes, h, s } from "../ui/dom";
+import { clear, formatBytes, h, s, withInlineCode } from "../ui/dom";
 
 const W = 420;
 const H = 180;
@@ -41,7 +41,7 @@ export class MemoryView {
   }
 
   refreshText(): void {
-    this.placeholder.textContent = gt("memory.empty");
+    this.placeholder.replaceChildren(...withInlineCode(gt("memory.empty")));
     this.render();
   }
 
