@@ -292,3 +292,26 @@ def test_generated_nesting(m):
         out.append([trace, kael.is_grad_enabled(), ending])
     _reset()
     return out
+
+
+def test_guards_exited_out_of_order(m):
+    """20 seeded sets of 2-4 fresh guards, entered in order and exited in a shuffled order (two
+    generators or ExitStacks interleaved): each exit restores the mode that guard found on entry
+    (its own saved state, not a stack shared by every guard)"""
+    rng = random.Random(1011)
+    out = []
+    for _ in range(20):
+        _reset()
+        kael.set_grad_enabled(rng.random() < 0.5)
+        guards = [rng.choice([m.no_grad, m.enable_grad])() for _ in range(rng.randint(2, 4))]
+        for guard in guards:
+            guard.__enter__()
+        order = list(range(len(guards)))
+        rng.shuffle(order)
+        trace = []
+        for i in order:
+            guards[i].__exit__(None, None, None)
+            trace.append([i, kael.is_grad_enabled()])
+        out.append(trace)
+    _reset()
+    return out
