@@ -125,3 +125,16 @@ def test_generated_expressions(m):
         out.append([m.walk(y.grad_fn), _names(m.unique_nodes(y.grad_fn)),
                     [next((i for i, leaf in enumerate(leaves) if leaf is t), None) for t in found]])
     return out
+
+
+def test_generated_leaves_with_equal_values(m):
+    """12 seeded expressions over 2-3 different leaves holding equal values (same shape, same
+    numbers): leaf_tensors finds each of them, told apart by identity, in order"""
+    rng = random.Random(102)
+    out = []
+    for _ in range(12):
+        values = [round(rng.uniform(-1, 1), 3) for _ in range(rng.randint(1, 3))]
+        leaves = [kael.tensor(values, requires_grad=True) for _ in range(rng.randint(2, 3))]
+        y = _expression(rng, leaves, kael.tensor(values))
+        out.append([next((i for i, leaf in enumerate(leaves) if leaf is t), None) for t in m.leaf_tensors(y.grad_fn)])
+    return out
