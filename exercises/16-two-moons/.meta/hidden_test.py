@@ -77,6 +77,18 @@ def test_predict_one_class_per_point(m):
     return [len(predictions), all(p in (0, 1) for p in predictions)]
 
 
+def test_predict_records_no_graph(m):
+    """predict(model, points) on 3 seeded batches saves no tensor for a backward (it runs under
+    kael.no_grad(): saved_tensors_hooks see nothing packed)"""
+    model = _mirrored_model(m)
+    packed = []
+    for seed in (107, 108, 109):
+        fresh, _ = _moons(5 + seed % 4, 0.1, seed)
+        with kael.autograd.graph.saved_tensors_hooks(lambda t: packed.append(1) or t, lambda t: t):
+            m.predict(model, fresh * kael.tensor(MIRROR))
+    return len(packed)
+
+
 def test_make_moons_generated(m):
     """make_moons for 20 seeded (n, noise, seed) triples, n from 0 to 40: every point and label"""
     rng = random.Random(1616)
