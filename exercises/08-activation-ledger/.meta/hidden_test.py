@@ -87,6 +87,34 @@ def test_backward_after_ledger_matches_plain(m):
     return [with_ledger, [w1.grad.tolist()[0][:4], w2.grad.tolist()[0][:4]]]
 
 
+class _SharesStorage(kael.autograd.Function):
+    """y = x * 2; backward logs whether the tensor it saved comes back sharing x's memory."""
+
+    @staticmethod
+    def forward(ctx, x, log):
+        ctx.save_for_backward(x)
+        ctx.storage, ctx.log = x.untyped_storage(), log
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        ctx.log.append(x.untyped_storage() is ctx.storage)
+        return g * 2, None
+
+
+def test_unpack_gives_back_the_saved_tensor(m):
+    """ledger on seeded shapes, then backward: the tensor a node saved comes back as itself,
+    sharing the input's memory (pack and unpack hand on the tensor, not a copy)"""
+    rng = random.Random(808)
+    log = []
+    for _ in range(4):
+        x = kael.randn(*[rng.randint(1, 3) for _ in range(rng.randint(1, 3))], requires_grad=True)
+        y, _ = m.ledger(lambda t: _SharesStorage.apply(t, log), [x])
+        y.sum().backward()
+    return log
+
+
 def test_summary_empty(m):
     """summary([])"""
     return m.summary([])
