@@ -7,6 +7,11 @@ tensors after running it, or the graph is dropped). Each event carries the bytes
 the page can plot the bytes held by saved tensors as the forward builds the graph and as the
 backward frees them. A checkpointed segment saves only its inputs in the forward and saves (then
 frees) its recomputed activations inside the backward: those events have phase ``"backward"``.
+
+Bytes are counted twice over, for two questions. ``bytes`` of a save is the notebook's count
+(``numel * itemsize`` of the saved tensor, summed in ``forward_bytes``). ``held_bytes`` is the
+memory those saves keep alive: a storage saved several times (a checkpoint's recomputation
+saves its inputs again while the forward's saves of them are still held) is held once.
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ class MemoryLog:
         self.forward_bytes = 0
         self.dropped = 0
         self._count = 0
+        self._storage_count = 0  # storages labelled so far ("m0", "m1", ...)
+        self._storages = {}  # id(storage) -> [label, saves holding it, bytes counted for it]
         self._per_node = weakref.WeakKeyDictionary()  # node -> saves so far (for the name)
         self._hooks = saved_tensors_hooks(self._pack, self._unpack)
 
@@ -71,7 +78,10 @@ class MemoryLog:
         if not backward:
             self.forward_tensors += 1
             self.forward_bytes += nbytes
-        self._change("save", sid, nbytes, 1, {
+        key = id(tensor.untyped_storage())  # alive (and so unique) while a save holds it
+        storage, added = self._hold(key, nbytes)
+        self._change("save", sid, nbytes, 1, added, {
+            "storage": storage,
             "node": node.name() if node is not None else None,
             "name": name,
             "shape": [int(s) for s in tensor.shape],
@@ -79,15 +89,36 @@ class MemoryLog:
             "phase": "backward" if backward else "forward",
         })
         held = _Held(tensor)
-        weakref.finalize(held, self._change, "free", sid, nbytes, -1, None)
+        weakref.finalize(held, self._free, sid, nbytes, key)
         return held
+
+    def _hold(self, key, nbytes):
+        """One more save of the storage ``key``: its label and the bytes this adds to what is
+        held (0 when the storage is already held by a save at least as large)."""
+        entry = self._storages.get(key)
+        if entry is None:
+            entry = self._storages[key] = [f"m{self._storage_count}", 0, 0]
+            self._storage_count += 1
+        added = max(0, nbytes - entry[2])
+        entry[1] += 1
+        entry[2] += added
+        return entry[0], added
+
+    def _free(self, sid, nbytes, key):
+        entry = self._storages[key]
+        entry[1] -= 1
+        released = 0
+        if entry[1] == 0:
+            released = entry[2]
+            del self._storages[key]
+        self._change("free", sid, nbytes, -1, -released, {"storage": entry[0]})
 
     @staticmethod
     def _unpack(held):
         return held.tensor
 
-    def _change(self, kind, sid, nbytes, sign, detail):
-        self.held_bytes += sign * nbytes
+    def _change(self, kind, sid, nbytes, sign, delta, detail):
+        self.held_bytes += delta
         self.held_tensors += sign
         self.peak_bytes = max(self.peak_bytes, self.held_bytes)
         if len(self.events) >= MAX_EVENTS:
@@ -95,8 +126,8 @@ class MemoryLog:
             return
         event = {"kind": kind, "id": sid, "bytes": nbytes, "held_bytes": self.held_bytes,
                  "held_tensors": self.held_tensors}
-        if detail is None:
-            detail = {"node": None, "name": None, "shape": None, "dtype": None,
+        if kind == "free":
+            detail = {**detail, "node": None, "name": None, "shape": None, "dtype": None,
                       "phase": "backward" if engine._depth > 0 else "forward"}
         event.update(detail)
         self.events.append(event)

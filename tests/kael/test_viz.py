@@ -53,7 +53,8 @@ SAVED_KEYS = {
 MODULE_KEYS = {"id", "parent", "name", "path", "type", "extra", "label"}
 MEMORY_KEYS = {"version", "kind", "label", "events", "totals"}
 MEMORY_EVENT_KEYS = {
-    "kind", "id", "bytes", "held_bytes", "held_tensors", "node", "name", "shape", "dtype", "phase",
+    "kind", "id", "bytes", "held_bytes", "held_tensors", "storage", "node", "name", "shape", "dtype",
+    "phase",
 }
 MEMORY_TOTALS_KEYS = {
     "forward_tensors", "forward_bytes", "peak_bytes", "held_bytes", "held_tensors", "events",

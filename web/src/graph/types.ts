@@ -188,6 +188,8 @@ export interface MemoryEvent {
   bytes: number;
   held_bytes: number;
   held_tensors: number;
+  /** The saved tensor's storage ("m0", ...): a storage saved again is held once. */
+  storage: string;
   node: string | null;
   name: string | null;
   shape: number[] | null;

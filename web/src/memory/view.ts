@@ -64,7 +64,7 @@ function card(log: MemoryData, top: number): HTMLElement {
       gt("memory.forward", { tensors: t.forward_tensors, bytes: formatCount(t.forward_bytes) }),
     ),
     backwardLine(log.events),
-    h("p", { class: "muted" }, gt("memory.peak", { bytes: `${formatBytes(t.peak_bytes)} (${formatCount(t.peak_bytes)} B)` })),
+    h("p", { class: "muted", "data-testid": "memory-peak" }, gt("memory.peak", { bytes: `${formatBytes(t.peak_bytes)} (${formatCount(t.peak_bytes)} B)` })),
     chart(log.events, top),
     h("h4", {}, gt("memory.saves")),
     savesList(log.events),
@@ -72,7 +72,10 @@ function card(log: MemoryData, top: number): HTMLElement {
   );
 }
 
-/** What the backward did: the tensors it freed and, under checkpoint, those it saved again. */
+/**
+ * What the backward did: the tensors it freed and, under checkpoint, those it saved again (and
+ * how many of those were still held from the forward: the same memory, not new memory).
+ */
 function backwardLine(events: MemoryEvent[]): HTMLElement | string {
   const sum = (kind: "save" | "free") => {
     const list = events.filter((e) => e.phase === "backward" && e.kind === kind);
@@ -81,10 +84,25 @@ function backwardLine(events: MemoryEvent[]): HTMLElement | string {
   const freed = sum("free");
   if (freed.tensors === 0) return "";
   const saved = sum("save");
-  const text = saved.tensors
-    ? `${gt("memory.backward.saved", saved)}; ${gt("memory.backward.freed", freed)}`
-    : gt("memory.backward.freed", freed);
-  return h("p", { class: "memory-backward", "data-testid": "memory-backward" }, text);
+  const shared = savedAgainWhileHeld(events);
+  const parts = saved.tensors ? [gt("memory.backward.saved", saved)] : [];
+  if (shared) parts.push(gt("memory.backward.shared", { n: shared }));
+  parts.push(gt("memory.backward.freed", freed));
+  return h("p", { class: "memory-backward", "data-testid": "memory-backward" }, parts.join("; "));
+}
+
+/** Backward saves of a storage that a save made earlier still held at that moment. */
+function savedAgainWhileHeld(events: MemoryEvent[]): number {
+  const live = new Map<string, number>();
+  let shared = 0;
+  for (const e of events) {
+    const n = live.get(e.storage) ?? 0;
+    if (e.kind === "save" && e.phase === "backward" && n > 0) shared += 1;
+    if (e.kind === "save") live.set(e.storage, n + 1);
+    else if (n <= 1) live.delete(e.storage);
+    else live.set(e.storage, n - 1);
+  }
+  return shared;
 }
 
 function chart(events: MemoryEvent[], top: number): SVGSVGElement {
