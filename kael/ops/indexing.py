@@ -278,6 +278,18 @@ def inplace_clamp(t: Tensor, lo, hi) -> Tensor:
     return t
 
 
+def _same_elements(t: Tensor, selected, value) -> bool:
+    """Whether ``value``, broadcast to the selected region, is that region itself (same memory,
+    same layout): PyTorch's copy then writes nothing, even into an expanded tensor."""
+    if not isinstance(value, Tensor) or value._storage is not t._storage or value.dtype is not t.dtype:
+        return False
+    try:
+        src = B.expand(value._data, B.shape(selected))
+    except Exception:  # noqa: BLE001  (a value that cannot be broadcast: the write raises below)
+        return False
+    return B.offset(src) == B.offset(selected) and B.strides(src) == B.strides(selected)
+
+
 def index_put_(t: Tensor, key, value) -> Tensor:
     """``t[key] = value``: writes through ``t``'s storage and bumps its version once. The value
     is cast to ``t``'s dtype as PyTorch does (``int_tensor[0] = 1.7`` stores 1)."""
@@ -291,7 +303,7 @@ def index_put_(t: Tensor, key, value) -> Tensor:
         key = split[1]
     selected = B.getitem(dst, key)  # an invalid key raises PyTorch's IndexError before the grad rules
     check_inplace(t, "index_put_", value)
-    if value is t and key == (Ellipsis,):
+    if value is t and key == (Ellipsis,) or _is_basic(key) and _same_elements(t, selected, value):
         t._storage.bump()  # t[...] = t copies t into itself: nothing to write, but it counts
         return t
     check_no_overlap(selected if _is_basic(key) else dst)

@@ -720,3 +720,13 @@ def test_a_cast_keeps_the_layout_of_its_input(view, contiguous, dtype):
         if not contiguous:
             with pytest.raises(RuntimeError, match="view size is not compatible"):
                 b.view(-1)
+
+
+def test_assigning_a_tensor_to_its_own_expanded_view_writes_nothing():
+    v = kael.tensor([1.0, 2.0, 3.0], dtype=F64)
+    e = v.expand(2, 3)
+    e[...] = v  # broadcast to e, v is e's own memory in e's layout: PyTorch copies nothing
+    check(e, [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]])
+    assert v._version == 1
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of the written-to tensor"):
+        e[...] = v * 2
