@@ -310,11 +310,15 @@ class NumpyBackend(Backend):
             raise broadcast_error(a.shape, b.shape, cond.shape) from None
 
     def clip(self, a, lo, hi):
+        # PyTorch keeps x unless it is past a bound (clamp(-0.0, min=0.0) is -0.0; numpy's
+        # maximum gives 0.0); a nan in x or in a bound propagates
         out = a
         if lo is not None:
-            out = np.maximum(out, a.dtype.type(lo))
+            lo = a.dtype.type(lo)
+            out = np.where((out < lo) | (lo != lo), lo, out)
         if hi is not None:
-            out = np.minimum(out, a.dtype.type(hi))
+            hi = a.dtype.type(hi)
+            out = np.where((out > hi) | (hi != hi), hi, out)
         return np.array(out, copy=True) if out is a else np.asarray(out)  # 0-d stays an array
 
     def sum(self, a, dims, keepdim):

@@ -730,3 +730,15 @@ def test_assigning_a_tensor_to_its_own_expanded_view_writes_nothing():
     assert v._version == 1
     with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of the written-to tensor"):
         e[...] = v * 2
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_clamp_keeps_a_value_that_is_not_past_a_bound(inplace):
+    def clamp(t, *args, **kwargs):
+        return t.clamp_(*args, **kwargs) if inplace else t.clamp(*args, **kwargs)
+
+    values = [-0.0, 0.0, -1.0, 2.0, NAN, 0.7]
+    check(clamp(kael.tensor(values, dtype=F64), min=0.0), [-0.0, 0.0, 0.0, 2.0, NAN, 0.7])
+    check(clamp(kael.tensor(values, dtype=F64), -0.5, 1.5), [-0.0, 0.0, -0.5, 1.5, NAN, 0.7])
+    check(clamp(kael.tensor(values, dtype=F64), max=-0.0), [-0.0, 0.0, -1.0, -0.0, NAN, -0.0])
+    check(clamp(kael.tensor([1, 5]), 0, 3), [1, 3])
