@@ -31,6 +31,16 @@ def best_of(fn, repeat=5, number=1):
     return min(times)
 
 
+def print_ratios(title, best, width=32):
+    """``best``: variant -> its times (s); the first variant is the reference. Prints each
+    variant's best time and its ratio to the reference's."""
+    ref = min(next(iter(best.values())))
+    print(title)
+    for name, times in best.items():
+        t = min(times)
+        print(f"  {name:{width}s} {t * 1e3:8.3f} ms  ({t / ref:.3f}x reference)")
+
+
 def points(n=100, seed=0):
     rng = random.Random(seed)
     xs = [[rng.uniform(-1, 1), rng.uniform(-1, 1)] for _ in range(n)]

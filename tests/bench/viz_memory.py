@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kael  # noqa: E402
-from autograd_bench import best_of  # noqa: E402
+from autograd_bench import best_of, print_ratios  # noqa: E402
 from kael.autograd.node import Node  # noqa: E402
 import kael.viz.memory  # noqa: E402
 
@@ -59,11 +59,7 @@ def main(rounds=7):
         memory_mod.saving_node = saver_from_frames
         best["memory log, saver from frames"].append(best_of(logged, repeat=3, number=3))
     memory_mod.saving_node = kept
-    ref = min(best["no hooks (reference)"])
-    print(f"400-save forward, backend {kael.backend_name()}, best of {rounds} alternating rounds")
-    for name, times in best.items():
-        t = min(times)
-        print(f"  {name:32s} {t * 1e3:8.3f} ms  ({t / ref:.3f}x reference)")
+    print_ratios(f"400-save forward, backend {kael.backend_name()}, best of {rounds} alternating rounds", best)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kael  # noqa: E402
-from autograd_bench import best_of, points  # noqa: E402
+from autograd_bench import best_of, points, print_ratios  # noqa: E402
 from kael.nn import module as module_mod  # noqa: E402
 from kael.viz.modules import record_modules  # noqa: E402
 
@@ -51,11 +51,8 @@ def main(rounds=7):
         with record_modules():
             step()
             best["recording on"].append(best_of(step, repeat=3, number=10))
-    ref = min(best["reference (no hook point)"])
-    print(f"MLP 2-16-16-1 step, backend {kael.backend_name()}, best of {rounds} alternating rounds")
-    for name, times in best.items():
-        t = min(times)
-        print(f"  {name:28s} {t * 1e3:8.3f} ms  ({t / ref:.3f}x reference)")
+    print_ratios(f"MLP 2-16-16-1 step, backend {kael.backend_name()}, best of {rounds} alternating rounds",
+                 best, width=28)
 
 
 if __name__ == "__main__":
