@@ -91,12 +91,12 @@ def _stored(exercise) -> dict:
 
 def _statuses(cases, frames, expected) -> dict:
     """``{case name: status}`` of one run, compared as ``grade`` compares them."""
-    from .grade import _expected
+    from .childrun import expected_for  # here, not at the top: the browser imports this module without running children
 
     out = {}
     for c in cases:
         frame = frames.get(c.name)
-        status, _ = compare_outcomes(frame, _expected(expected[c.name], c), c.tolerance,
+        status, _ = compare_outcomes(frame, expected_for(expected[c.name], c), c.tolerance,
                                      min_accuracy=c.min_accuracy)
         out[c.name] = status
     return out
@@ -104,14 +104,14 @@ def _statuses(cases, frames, expected) -> dict:
 
 def compute_signature(exercise, name: str, *, runner=None, env=None) -> dict:
     """Run mutant ``name`` on every case (through ``runner``) and return its signature."""
-    from .grade import _env, _run_submission  # grade imports this module
+    from .childrun import child_env, run_submission  # not imported in the browser (no subprocesses)
     from .runner import LocalRunner
 
     runner = runner or LocalRunner()
-    env = _env(env)
+    env = child_env(env)
     cases = exercise.cases()
     source = exercise.mutants()[name]
-    run, expected = _run_submission(exercise, source, cases, runner, exercise.limits(), env)
+    run, expected = run_submission(exercise, source, cases, runner, exercise.limits(), env)
     statuses = _statuses(cases, run.cases, expected)
     failing = [c.name for c in cases if statuses[c.name] != PASSED]
     public = {c.name: _outcome(run.cases.get(c.name)) for c in cases

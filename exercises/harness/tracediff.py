@@ -177,7 +177,7 @@ def traces_key(exercise) -> str:
 def reference_traces(exercise, *, runner=None, env=None, force=False):
     """``{"key", "traces": {case: {"steps", "error"}}}``: the reference's trace of every public
     case (``None`` for an exercise without traces); the stored one when current, unless ``force``."""
-    from .grade import _env
+    from .childrun import child_env  # not imported in the browser (no subprocesses)
     from .runner import LocalRunner
 
     mode = TRACED.get(exercise.id)
@@ -190,7 +190,7 @@ def reference_traces(exercise, *, runner=None, env=None, force=False):
         if stored.get("key") == key:
             return stored
     runner = runner or LocalRunner()
-    env = _env(env)
+    env = child_env(env)
     limits = exercise.limits()
     traces = {c.name: _run_trace(exercise, exercise.reference_source(), c.name, mode, runner, limits, env)
               for c in exercise.public_cases()}

@@ -99,13 +99,13 @@ def test_format_of_a_run_that_raised_before_any_step():
 # -- deep chain: the learner's count_nodes/depth asked of every node, children first ---------------
 
 def _deep_chain_trace(code, case):
-    from harness.grade import _env
+    from harness.childrun import child_env
     from harness.runner import LocalRunner
     from harness.tracediff import trace_diff
 
     e = catalog.find("deep-chain")
     tests = [{"name": case, "hidden": False, "status": "failed"}]
-    return trace_diff(e, code, tests, runner=LocalRunner(), env=_env(None), limits=e.limits())
+    return trace_diff(e, code, tests, runner=LocalRunner(), env=child_env(None), limits=e.limits())
 
 
 def _off_by_one_at(kind, function):
