@@ -34,6 +34,33 @@ class LazyAdd(kael.autograd.Function):
         return g, g
 
 
+class Probe(kael.autograd.Function):
+    """y = x; its backward logs [label, gradient] each time it runs."""
+
+    @staticmethod
+    def forward(ctx, x, label, log):
+        ctx.label = label
+        ctx.log = log
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        ctx.log.append([ctx.label, g.tolist()])
+        return g, None, None
+
+
+class Pass(kael.autograd.Function):
+    """y = x; backward hands back the very tensor it received."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
 def test_sum_of_product(m):
     """backward((x * w).sum()) gives x.grad = w and w.grad = x"""
     x = kael.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -114,3 +141,91 @@ def test_gradients_accumulate_across_calls(m):
 
 
 test_gradients_accumulate_across_calls.expected = [5.0, 7.0]
+
+
+def test_node_runs_once_with_every_contribution(m):
+    """a Probe node used by a short and a long path runs once, with the summed gradient"""
+    log = []
+    x = kael.tensor([1.0, 2.0], requires_grad=True)
+    p = Probe.apply(x * 1.5, "p", log)
+    long_path = ((p * 2).exp() * 0 + p * 3) * 2
+    _run(m, (long_path + p).sum())
+    return [log, x.grad.tolist()]
+
+
+test_node_runs_once_with_every_contribution.expected = [[["p", [7.0, 7.0]]], [10.5, 10.5]]
+
+
+def test_deep_chain(m):
+    """a chain of 5,000 additions: no recursion (explicit stacks), x.grad = 1"""
+    x = kael.tensor([1.0], requires_grad=True)
+    y = x
+    for _ in range(5000):
+        y = y + 1.0
+    _run(m, y.sum())
+    return x.grad.tolist()
+
+
+test_deep_chain.expected = [1.0]
+
+
+def test_scalar_rule_one_element_root(m):
+    """backward(y) for y of shape [1, 1] (one element, not 0-d): the implicit seed is allowed"""
+    x = kael.tensor([[3.0]], requires_grad=True)
+    _run(m, x * x)
+    return x.grad.tolist()
+
+
+test_scalar_rule_one_element_root.expected = [[6.0]]
+
+
+def test_first_gradient_is_copied(m):
+    """x.grad is a copy of the first gradient, and a kept x.grad never changes: backward(Pass(x), G),
+    then G.mul_(0), then a second backward adds into a new tensor"""
+    x = kael.tensor([1.0, 2.0], requires_grad=True)
+    G = kael.tensor([4.0, 5.0])
+    _run(m, Pass.apply(x), G)
+    G.mul_(0)
+    kept = x.grad
+    first = kept.tolist()
+    _run(m, (x * x).sum())
+    return [first, kept.tolist(), x.grad.tolist()]
+
+
+test_first_gradient_is_copied.expected = [[4.0, 5.0], [4.0, 5.0], [6.0, 9.0]]
+
+
+def test_no_history_in_gradients(m):
+    """after backward, x.grad has no grad_fn and does not require grad"""
+    x = kael.tensor([1.0, 2.0], requires_grad=True)
+    _run(m, (x.exp() * x).sum())
+    return [x.grad.grad_fn is None, x.grad.requires_grad, kael.is_grad_enabled()]
+
+
+test_no_history_in_gradients.expected = [True, False, True]
+
+
+class GradModeProbe(kael.autograd.Function):
+    """y = 2 x; backward records whether grad mode is on while it runs."""
+
+    @staticmethod
+    def forward(ctx, x, log):
+        ctx.log = log
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        ctx.log.append(kael.is_grad_enabled())
+        return g * 2, None
+
+
+def test_backward_runs_with_grad_mode_off(m):
+    """every node's backward runs with grad mode off, and grad mode is on again afterwards"""
+    log = []
+    x = kael.tensor([1.0, -2.0], requires_grad=True)
+    y = GradModeProbe.apply(GradModeProbe.apply(x, log).exp(), log)
+    _run(m, y.sum())
+    return [log, kael.is_grad_enabled(), x.grad.requires_grad]
+
+
+test_backward_runs_with_grad_mode_off.expected = [[False, False], True, False]
