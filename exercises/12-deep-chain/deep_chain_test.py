@@ -48,3 +48,31 @@ def test_chain_deeper_than_recursion_limit(m):
 
 
 test_chain_deeper_than_recursion_limit.expected = [3001, 3001]
+
+
+def test_longer_path_through_a_seen_node(m):
+    """y = a.sin().sin().sin().sin().sin() + a with a = (x * 2).exp(): the walk may reach a (and the
+    nodes below it) by the short path first; the longest path goes through the five sines"""
+    x = kael.tensor([1.0], requires_grad=True)
+    a = (x * 2).exp()
+    z = a
+    for _ in range(5):
+        z = z.sin()
+    y = z + a
+    return [m.count_nodes(y.grad_fn), m.depth(y.grad_fn)]
+
+
+test_longer_path_through_a_seen_node.expected = [9, 9]
+
+
+def test_ladder_of_shared_rungs(m):
+    """60 rungs of y = y * 2 + y * 3: 2**60 paths but only 181 distinct nodes; a walk that does
+    not remember finished nodes walks every path and never ends"""
+    x = kael.tensor([1.0], requires_grad=True)
+    y = x
+    for _ in range(60):
+        y = y * 2 + y * 3
+    return [m.count_nodes(y.grad_fn), m.depth(y.grad_fn)]
+
+
+test_ladder_of_shared_rungs.expected = [181, 121]
