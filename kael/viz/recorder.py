@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..autograd import engine
 from ..autograd.node import AccumulateGrad
 from .names import caller_frame, caller_names, merge_names
-from .walk import MAX_VALUES, SCHEMA_VERSION, build, refresh_grads, tensor_data
+from .walk import MAX_VALUES, SCHEMA_VERSION, build, grads_of, tensor_data
 
 __all__ = ["trace", "Trace"]
 
@@ -95,7 +95,7 @@ class Trace:
         self._buffered = set(root_nodes)
         self._count = 0
         index = len(self.passes)
-        self.passes.append({"index": index, "graph": graph, "completed": False, "error": None})
+        self.passes.append({"index": index, "graph": graph, "completed": False, "error": None, "grads": None})
         self.steps.append({
             "kind": "start",
             "pass": index,
@@ -194,9 +194,9 @@ class Trace:
 
     def on_end(self):
         self.passes[-1]["completed"] = self.passes[-1]["error"] is None
-        # The graph was captured before the pass; its leaves (and retained non-leaves) now
-        # hold the gradients the pass produced.
-        refresh_grads(self._built.data["tensors"], self._built.tensors, self.max_values)
+        # The graph stays as it was when the pass started (a view replaying step 0 must not show
+        # a gradient the pass has yet to make); what the tensors hold now goes beside it.
+        self.passes[-1]["grads"] = grads_of(self._built.data["tensors"], self._built.tensors, self.max_values)
         self._built = None
         self._ids = None
         self._buffered = None

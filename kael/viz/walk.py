@@ -207,10 +207,9 @@ def tensor_entry(t, tid, role, name, node_id, max_values) -> dict:
     }
 
 
-def refresh_grads(entries, objects, max_values=MAX_VALUES) -> None:
-    """Update the ``grad`` of tensor entries (after a backward pass filled them in)."""
-    for entry, t in zip(entries, objects):
-        entry["grad"] = _maybe_data(t.grad, max_values)
+def grads_of(entries, objects, max_values=MAX_VALUES) -> dict:
+    """``{tensor id: grad}`` of the listed tensors now (a trace's pass, once it ended)."""
+    return {entry["id"]: _maybe_data(t.grad, max_values) for entry, t in zip(entries, objects)}
 
 
 def _list_tensors(tensors, root_nodes, order, ids, names, max_values) -> _Tensors:
@@ -293,7 +292,21 @@ def _saved_entries(node, storage_owner, max_values) -> list:
     return saved
 
 
-def _node_entry(node, nid, label, listed, edges, module_id, max_values) -> dict:
+def _outputs(order, tensors, root_nodes) -> dict:
+    """``{node: {"shape", "dtype"}}``: what each node's forward produced, read from a root
+    tensor or from the input a consumer recorded for it (a kael node has one output)."""
+    out = {}
+    for t, node in zip(tensors, root_nodes):
+        if t is not None and node is not None:
+            out.setdefault(node, {"shape": [int(s) for s in t.shape], "dtype": t.dtype.name})
+    for node in order:
+        for ni in node.inputs:
+            if ni.edge is not None and ni.edge not in out:
+                out[ni.edge] = {"shape": [int(s) for s in ni.shape], "dtype": ni.dtype.name}
+    return out
+
+
+def _node_entry(node, nid, label, listed, edges, module_id, max_values, output) -> dict:
     kind = "accumulate" if isinstance(node, AccumulateGrad) else "function"
     return {
         "id": nid,
@@ -301,6 +314,7 @@ def _node_entry(node, nid, label, listed, edges, module_id, max_values) -> dict:
         "name": node.name(),
         "label": label,
         "doc": _first_doc_line(node),
+        "output": output,
         "tensor": listed.of_node.get(node),
         "inputs": _input_entries(node, nid, listed.ids, edges),
         "saved": _saved_entries(node, listed.storage_owner, max_values) if kind == "function" else [],
@@ -344,9 +358,11 @@ def build(tensors, root_nodes, params=None, max_values=MAX_VALUES) -> Built:
     listed = _list_tensors(tensors, root_nodes, order, ids, names, max_values)
     labels = _labels(order, names)
     module_ids, modules = module_entries(order, names)
+    outputs = _outputs(order, tensors, root_nodes)
     edges = []
     nodes = [
-        _node_entry(node, ids[node], labels[node], listed, edges, module_ids.get(node), max_values)
+        _node_entry(node, ids[node], labels[node], listed, edges, module_ids.get(node), max_values,
+                    outputs.get(node))
         for node in order
     ]
     data = {

@@ -44,7 +44,9 @@ def events(tr, kind):
 
 
 GRAPH_KEYS = {"version", "kind", "roots", "nodes", "edges", "tensors", "modules", "totals"}
-NODE_KEYS = {"id", "kind", "name", "label", "doc", "tensor", "inputs", "saved", "released", "hooks", "module"}
+NODE_KEYS = {
+    "id", "kind", "name", "label", "doc", "output", "tensor", "inputs", "saved", "released", "hooks", "module",
+}
 INPUT_KEYS = {"input_nr", "shape", "dtype", "node", "edge"}
 SAVED_KEYS = {
     "name", "shape", "dtype", "bytes", "version", "current_version", "stale", "stale_message", "tensor",
@@ -72,7 +74,8 @@ TOTALS_KEYS = {
     "saved_tensors", "saved_bytes",
 }
 TRACE_KEYS = {"version", "kind", "passes", "steps", "error"}
-PASS_KEYS = {"index", "graph", "completed", "error"}
+PASS_KEYS = {"index", "graph", "completed", "error", "grads"}
+OUTPUT_KEYS = {"shape", "dtype"}
 START_KEYS = {"kind", "pass", "seeds", "counts", "ready"}
 STEP_KEYS = {
     "kind", "pass", "step", "node", "grad", "reason", "hooks", "captured", "accumulated", "sends",
@@ -111,6 +114,7 @@ def check_graph(g):
             if s["value"] is not None:
                 check_data(s["value"])
         assert node["module"] is None or node["module"] in {m["id"] for m in g["modules"]}
+        assert node["output"] is None or set(node["output"]) == OUTPUT_KEYS
     for m in g["modules"]:
         assert set(m) == MODULE_KEYS
     for edge in g["edges"]:
@@ -130,6 +134,7 @@ def check_trace(d):
     for p in d["passes"]:
         assert set(p) == PASS_KEYS
         check_graph(p["graph"])
+        assert p["grads"] is None or set(p["grads"]) == {t["id"] for t in p["graph"]["tensors"]}
     for e in d["steps"]:
         keys = {"start": START_KEYS, "step": STEP_KEYS, "skip": STEP_KEYS, "error": ERROR_EVENT_KEYS}
         assert set(e) == keys[e["kind"]]
@@ -389,15 +394,50 @@ def test_trace_of_the_diamond_records_counts_buffers_and_ready_stack():
 def test_trace_node_ids_are_those_of_graph_of_the_same_root():
     x, a, b, loss = diamond()
     before = viz.graph(loss, params=dict(x=x, a=a, b=b))
+    named = viz.graph(loss, params=dict(x=x, a=a, b=b, loss=loss))
     with viz.trace(params=dict(x=x, a=a, b=b)) as tr:
         loss.backward()
     # Captured before anything was released: the same graph, except that the caller's variables
-    # name the root (``loss``) and the tensors now hold the gradients the pass produced.
+    # name the root (``loss``).
     assert tr.graph["nodes"] == before["nodes"] and tr.graph["edges"] == before["edges"]
-    named = viz.graph(loss, params=dict(x=x, a=a, b=b, loss=loss))
-    assert [dict(t, grad=None) for t in tr.graph["tensors"]] == [dict(t, grad=None) for t in named["tensors"]]
-    assert next(t for t in tr.graph["tensors"] if t["name"] == "x")["grad"]["values"] == [5.0, 5.0]
+    assert tr.graph["tensors"] == named["tensors"]
     assert tr.to_dict()["passes"][0]["graph"] is tr.graph
+
+
+def test_trace_graph_is_the_state_when_the_pass_started_and_grads_come_beside_it():
+    # A replay of step 0 draws this graph: x.grad must not be there before AccumulateGrad runs.
+    x, a, b, loss = diamond()
+    with viz.trace(params=dict(x=x)) as tr:
+        loss.backward()
+    x_entry = next(t for t in tr.graph["tensors"] if t["name"] == "x")
+    assert x_entry["grad"] is None
+    assert tr.passes[0]["grads"][x_entry["id"]]["values"] == [5.0, 5.0]
+    acc = next(n["id"] for n in tr.graph["nodes"] if n["kind"] == "accumulate")
+    writes = [e["step"] for e in tr.steps if e.get("node") == acc and e.get("accumulated")]
+    assert writes == [5]
+
+
+def test_trace_graph_of_a_second_pass_shows_the_grad_the_first_left():
+    x, a, b, loss = diamond()
+    with viz.trace(params=dict(x=x)) as tr:
+        loss.backward(retain_graph=True)
+        loss.backward()
+    first, second = tr.passes
+    x_entry = next(t for t in second["graph"]["tensors"] if t["name"] == "x")
+    assert x_entry["grad"]["values"] == [5.0, 5.0]
+    assert first["grads"][x_entry["id"]]["values"] == [5.0, 5.0]
+    assert second["grads"][x_entry["id"]]["values"] == [10.0, 10.0]
+
+
+def test_function_nodes_name_their_output_shape():
+    # The broadcasting example's bug: [8] + [8, 1] makes [8, 8]; the node says so.
+    p = kael.zeros(8, requires_grad=True)
+    q = kael.zeros(8, 1)
+    g = viz.graph((p + q).sum())
+    add = next(n for n in g["nodes"] if n["name"] == "AddBackward")
+    assert add["output"] == {"shape": [8, 8], "dtype": "float32"}
+    assert next(n for n in g["nodes"] if n["name"] == "SumBackward")["output"]["shape"] == []
+    assert next(n for n in g["nodes"] if n["kind"] == "accumulate")["output"]["shape"] == [8]
 
 
 def test_trace_repeated_input_accumulate_grad_waits_for_count_2():
@@ -443,7 +483,9 @@ def test_trace_of_a_retained_graph_twice_accumulates_and_keeps_ids():
     assert [p["index"] for p in tr.passes] == [0, 1] and all(p["completed"] for p in tr.passes)
     assert tr.passes[0]["graph"]["nodes"] == tr.passes[1]["graph"]["nodes"]
     x_entries = [next(t for t in p["graph"]["tensors"] if t["name"] == "x") for p in tr.passes]
-    assert x_entries[0]["grad"]["values"] == [5.0, 5.0] and x_entries[1]["grad"]["values"] == [10.0, 10.0]
+    # Each pass's graph is the state when it started; its grads, the state when it ended.
+    assert x_entries[0]["grad"] is None and x_entries[1]["grad"]["values"] == [5.0, 5.0]
+    assert [p["grads"][x_entries[0]["id"]]["values"] for p in tr.passes] == [[5.0, 5.0], [10.0, 10.0]]
     first, second = ([e for e in tr.steps if e["pass"] == i and e["kind"] == "step"] for i in (0, 1))
     assert [e["node"] for e in first] == [e["node"] for e in second]
     assert first[-1]["accumulated"]["values"] == [5.0, 5.0]
