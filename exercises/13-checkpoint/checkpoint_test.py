@@ -114,3 +114,29 @@ test_constant_input_gets_no_gradient.expected = [
     True,
 ]
 test_constant_input_gets_no_gradient.atol = 1e-5
+
+
+def test_upstream_gradient_is_used(m):
+    """(checkpoint(segment, x) * coef).sum(): the gradient g reaching the node is not all ones"""
+    x = kael.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    coef = kael.tensor([1.0, -2.0, 3.0])
+    with _Guard():
+        (m.checkpoint(lambda a: a.sin() * a, x) * coef).sum().backward()
+    return x.grad.tolist()
+
+
+test_upstream_gradient_is_used.expected = [0.918217, 2.76355, 0.231011]
+
+
+def test_constant_first_input(m):
+    """checkpoint(segment, c, w) with c a constant first: (None, None, w's gradient), so w.grad as
+    in a plain run and c.grad None"""
+    x, w = _leaves()
+    c = x.detach()
+    with _Guard():
+        m.checkpoint(_segment, c, w).sum().backward()
+    return [c.grad is None, w.grad.tolist()]
+
+
+test_constant_first_input.expected = [True, [[2.69542, 0.631612], [0.539438, 0.198146], [-1.07888, -0.396293]]]
+test_constant_first_input.atol = 1e-5
