@@ -166,6 +166,7 @@ def stage_private(kael_dir: Path) -> Path:
     for p in [private / "kael", *(private / "kael").rglob("*")]:
         os.chmod(p, 0o755 if p.is_dir() else 0o644)
     (private / "tasks").mkdir(mode=0o700)
+    (private / "staging").mkdir(mode=0o700)  # task folders before they have their final mode
     atexit.register(shutil.rmtree, private, True)
     return private
 

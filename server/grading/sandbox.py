@@ -113,7 +113,16 @@ class SandboxRunner:
     # -- task folders: private to this slot's uid ------------------------------------------------
 
     def make_task_dir(self) -> Path:
-        return Path(tempfile.mkdtemp(prefix=f"slot{self.uid}-", dir=self.private / "tasks"))
+        """A task folder with its final owner, group and mode (root, this slot's gid, 0750) from
+        the moment it has its name in ``tasks/``: made in ``staging/`` (root's only), given
+        them there, then renamed into place; a server killed at any instant leaves no task
+        folder another slot could read, or that its own slot could not."""
+        staging = Path(tempfile.mkdtemp(prefix=f"slot{self.uid}-", dir=self.private / "staging"))
+        os.chown(staging, 0, self.uid)
+        os.chmod(staging, 0o750)
+        final = self.private / "tasks" / staging.name
+        os.rename(staging, final)
+        return final
 
     def seal_task_dir(self, task_dir: Path) -> None:
         """Readable by this slot's gid only (root owns it): no other user of the host, and no

@@ -263,6 +263,20 @@ def test_task_folders_are_private_to_the_slot(runner):
         subprocess.run(["rm", "-rf", str(task)], check=False)
 
 
+def test_a_task_folder_has_its_final_mode_and_group_from_the_moment_it_exists(runner):
+    """Issue 22.5: a server killed between creating a task folder and sealing it left a folder
+    of mode 0700 and group 0 under ``tasks/``. Every folder ever named in ``tasks/`` is 0750,
+    root and the slot's group, before anything is written into it."""
+    task = runner.make_task_dir()
+    try:
+        assert task.parent.name == "tasks"
+        st = task.stat()
+        assert (stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid) == (0o750, 0, runner.uid)
+        assert not any(task.parent.parent.joinpath("staging").iterdir())
+    finally:
+        subprocess.run(["rm", "-rf", str(task)], check=False)
+
+
 def test_folders_of_a_killed_server_are_removed_at_start_up(tmp_path):
     needs_sandbox()
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
