@@ -52,3 +52,33 @@ def test_upstream_gradient(m):
 
 
 test_upstream_gradient.expected = [1.126928, [[-0.178804, 0.178804], [-1.321196, 1.321196]]]
+
+
+def test_second_backward_with_retain_graph(m):
+    """backward twice with retain_graph=True: the second gives the same gradient again (backward
+    must not change its saved probabilities in place), so x.grad doubles"""
+    x = kael.tensor([[1.0, 2.0, 0.5], [-1.0, 0.0, 3.0]], dtype=kael.float64, requires_grad=True)
+    loss = m.softmax_cross_entropy(x, kael.tensor([2, 0]))
+    loss.backward(retain_graph=True)
+    first = x.grad.tolist()
+    loss.backward()
+    return [first, x.grad.tolist()]
+
+
+test_second_backward_with_retain_graph.expected = [[[0.115612, 0.314266, -0.429878], [-0.491426, 0.0233063, 0.46812]], [[0.231224, 0.628532, -0.859756], [-0.982852, 0.0466126, 0.93624]]]
+
+
+def test_saves_with_save_for_backward(m):
+    """the tensors saved_tensors_hooks sees packed while the loss of x [2, 3] is built (the [2, 3]
+    probabilities and the [2] targets, in either order), and the names of the node's attributes
+    that hold a tensor (none: a tensor as a plain ctx attribute escapes the hooks)"""
+    x = kael.tensor([[1.0, 2.0, 0.5], [0.1, -1.0, 3.0]], requires_grad=True)
+    packed = []
+    with kael.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        loss = m.softmax_cross_entropy(x, kael.tensor([1, 2]))
+    kept = sorted(k for k, v in vars(loss.grad_fn).items()
+                  if isinstance(v, kael.Tensor) or isinstance(v, (tuple, list)) and any(isinstance(t, kael.Tensor) for t in v))
+    return [sorted([list(t.shape), str(t.dtype)] for t in packed), kept]
+
+
+test_saves_with_save_for_backward.expected = [[[[2], 'kael.int64'], [[2, 3], 'kael.float32']], []]

@@ -103,17 +103,6 @@ def test_inside_a_network(m):
 # -- retain_graph, dtypes and seeded generated cases -------------------------------------------------
 
 
-def test_second_backward_with_retain_graph(m):
-    """backward twice with retain_graph=True: the second gives the same gradient again (backward
-    must not change its saved probabilities in place), so x.grad doubles"""
-    x = kael.tensor([[1.0, 2.0, 0.5], [-1.0, 0.0, 3.0]], dtype=kael.float64, requires_grad=True)
-    loss = m.softmax_cross_entropy(x, kael.tensor([2, 0]))
-    loss.backward(retain_graph=True)
-    first = x.grad.tolist()
-    loss.backward()
-    return [first, x.grad.tolist()]
-
-
 def test_two_losses_share_one_forward(m):
     """(loss * 2 + loss * 3).backward(): the node's backward runs once with g = 5"""
     x = kael.tensor([[0.2, -0.4, 1.0, 0.0]], dtype=kael.float64, requires_grad=True)
