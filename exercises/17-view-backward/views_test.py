@@ -64,3 +64,28 @@ def test_inplace_on_a_view_changes_the_base(m):
 
 
 test_inplace_on_a_view_changes_the_base.expected = [[[0.0, 0.0], [5.0, 5.0], [0.0, 0.0]], True]
+
+
+def test_transpose_last_two_of_three_dims(m):
+    """transpose(x, -1, 1) of a [2, 3, 4] x: the gradient comes back in x's layout"""
+    return _grad_through(lambda x: m.transpose(x, -1, 1), kael.zeros(2, 3, 4))
+
+
+test_transpose_last_two_of_three_dims.expected = [[[1.0, 4.0, 7.0, 10.0], [2.0, 5.0, 8.0, 11.0], [3.0, 6.0, 9.0, 12.0]], [[13.0, 16.0, 19.0, 22.0], [14.0, 17.0, 20.0, 23.0], [15.0, 18.0, 21.0, 24.0]]]
+
+
+def test_narrow_negative_dim(m):
+    """narrow(x, -2, 1, 1) of a [2, 3, 2] x: dim -2 is dim 1, the middle one"""
+    return _grad_through(lambda x: m.narrow(x, -2, 1, 1), kael.zeros(2, 3, 2))
+
+
+test_narrow_negative_dim.expected = [[[0.0, 0.0], [1.0, 2.0], [0.0, 0.0]], [[0.0, 0.0], [3.0, 4.0], [0.0, 0.0]]]
+
+
+def test_expand_repeats_a_middle_dim(m):
+    """expand(x, 2, 3, 4) of a [2, 1, 4] x with weights 1, 2, ..., 24: each x[i, 0, k] gets the sum
+    of the three weights that read it"""
+    return _grad_through(lambda x: m.expand(x, 2, 3, 4), kael.zeros(2, 1, 4))
+
+
+test_expand_repeats_a_middle_dim.expected = [[[15.0, 18.0, 21.0, 24.0]], [[51.0, 54.0, 57.0, 60.0]]]
