@@ -9,6 +9,8 @@ program needs and what would let a run escape, persist or talk to another run:
   program a root of its own), tracing and other processes' memory, BPF and perf, userfaultfd,
   io_uring (a second, unfiltered path to most system calls), kernel modules, kexec, reboot,
   swap, clock setting, accounting, quotas, handles to arbitrary files;
+* **killed as well**: file-system watches (``inotify_*``, ``fanotify_*``): the root is shared
+  read-only by every run, and a watch on it sees every file another run opens (issue 22.2);
 * **killed as well**: the calls that reveal or change whether a file's pages are cached
   (``fadvise64``, ``mincore``, ``readahead``, ``cachestat``, ``preadv2``/``pwritev2`` whose
   ``RWF_NOWAIT`` flag is a residency probe): a page-cache channel between two runs;
@@ -34,7 +36,8 @@ KILLED = (
     "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot",
     "swapon", "swapoff", "acct", "quotactl", "syslog", "settimeofday", "clock_settime", "clock_adjtime",
     "adjtimex", "iopl", "ioperm", "lookup_dcookie", "open_by_handle_at", "name_to_handle_at",
-    "fanotify_init", "personality", "vhangup", "nfsservctl", "uselib",
+    "inotify_init", "inotify_init1", "inotify_add_watch", "inotify_rm_watch", "fanotify_init",
+    "fanotify_mark", "personality", "vhangup", "nfsservctl", "uselib",
     # page-cache residency probes
     "fadvise64", "mincore", "readahead", "cachestat", "preadv2", "pwritev2",
 )

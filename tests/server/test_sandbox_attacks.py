@@ -64,6 +64,11 @@ LIBC = "import ctypes; libc = ctypes.CDLL(None, use_errno=True)\n"
     ("io_uring_setup", LIBC + "libc.syscall(425, 8, 0)"),
     ("userfaultfd", LIBC + "libc.syscall(323, 0)"),
     ("perf_event_open", LIBC + "libc.syscall(298, 0, 0, -1, -1, 0)"),
+    # issue 22.2: a watch on the shared root saw every file another slot's run opened
+    ("inotify_init1", LIBC + "libc.syscall(294, 0)"),
+    ("inotify_init", LIBC + "libc.syscall(253)"),
+    ("inotify_add_watch", LIBC + "libc.syscall(254, 0, b'/usr', 1)"),
+    ("fanotify_mark", LIBC + "libc.syscall(301, 0, 1, 1, -100, b'/usr')"),
 ])
 def test_forbidden_system_calls_kill_the_program_and_are_logged(runner, name, call):
     with captured_log() as records:
