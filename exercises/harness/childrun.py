@@ -31,6 +31,7 @@ __all__ = ["HarnessError", "ChildRun", "child_env", "run_child", "clear_cache",
 
 CHILD = Path(__file__).with_name("child.py")
 RULES = Path(__file__).with_name("rules.py")
+DOMAIN = Path(__file__).with_name("domain.py")  # declared domains: hidden tests import judge_domain
 MAX_OUTPUT_SHOWN = 8000
 
 
@@ -176,6 +177,8 @@ def run_child(exercise, code, cases, runner, limits, env, given=None):
         groups = []
         public = [c.name for c in cases if not c.hidden]
         hidden = [c.name for c in cases if c.hidden]
+        if hidden:
+            shutil.copyfile(DOMAIN, task_dir / "judge_domain.py")
         if public or hidden:
             # Written whenever tests run: hidden tests may import helpers from public_test.
             (task_dir / "public_test.py").write_text(exercise.public_tests_source(), encoding="utf-8")

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+from .oracle import compare_domain, is_domain
+
 __all__ = ["Tolerance", "compare_outcomes", "first_difference", "render", "score_accuracy", "strip_frames"]
 
 PASSED, FAILED, ERROR = "passed", "failed", "error"
@@ -142,6 +144,7 @@ def score_accuracy(value, labels, minimum: float):
 
 
 HIDDEN_TEST_FILE = "hidden_test.py"
+DOMAIN_FILE = "judge_domain.py"
 
 
 def strip_frames(trace: str, filename: str) -> str:
@@ -159,6 +162,10 @@ def strip_frames(trace: str, filename: str) -> str:
             skipping = False
         out.append(line)
     return "\n".join(out)
+
+
+def _strip_hidden(trace: str) -> str:
+    return strip_frames(strip_frames(trace, HIDDEN_TEST_FILE), DOMAIN_FILE)
 
 
 def compare_outcomes(actual: dict | None, expected: dict, tol: Tolerance, *, reveal: bool = True,
@@ -196,6 +203,8 @@ def compare_outcomes(actual: dict | None, expected: dict, tol: Tolerance, *, rev
             return FAILED, "returned a value, but an exception was expected"
         return FAILED, f"returned {render(value)}\nexpected it to raise {_raised(expected['raised'])}"
     want = expected["value"]
+    if is_domain(want):
+        return compare_domain(value, want, reveal=reveal, strip=_strip_hidden)
     if min_accuracy is not None:
         labels = want.get("labels") if type(want) is dict else None
         if type(labels) is not list:

@@ -1,0 +1,200 @@
+"""The differential oracle: a submission's record of a declared domain against the reference's.
+
+Both records are ``Domain.run`` data (``harness/domain.py``) made on the same seeded cases, the
+reference's in its own child. Compared here, in the trusted parent, case by case and step by
+step: whether a call raised, the exception's type and message, the result's exact type, a
+tensor's dtype, shape, requires_grad and grad_fn, its values within an absolute **and** a
+relative tolerance (``|a - e| <= atol * scale + rtol * |e|``, ``scale`` the largest finite
+``|e|`` of that tensor, at least 1: a tiny value off by a factor of a million is wrong even
+when the difference is small), and the side effects (each tensor argument changed or not, its
+``.grad`` and requires_grad after, the grad mode). The first difference decides: a call that
+raised where the reference's returned is an error (Runtime Error), anything else a failure
+(Wrong Answer). Messages say "case 37 of 400" and the case's classes; the input only when
+``reveal``.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["KIND", "compare_domain", "is_domain", "DEFAULT_TOLERANCE"]
+
+KIND = "kael-domain/1"
+PASSED, FAILED, ERROR = "passed", "failed", "error"
+DEFAULT_TOLERANCE = {"float32": (1e-5, 1e-7), "float64": (1e-9, 1e-13)}
+
+
+def is_domain(value) -> bool:
+    return type(value) is dict and value.get("kind") == KIND
+
+
+def compare_domain(actual, expected: dict, *, reveal: bool = True, strip=None):
+    """``(status, message)`` of a submission's domain record ``actual`` against the
+    reference's ``expected``. ``strip(traceback)`` drops frames the learner may not see."""
+    if not is_domain(actual) or actual.get("name") != expected.get("name"):
+        return FAILED, "the test's record of the generated cases is not the judge's (was it changed?)"
+    want, got = expected["cases"], actual.get("cases")
+    if type(got) is not list or len(got) != len(want):
+        return FAILED, f"ran {len(got) if type(got) is list else 0} of the {len(want)} generated cases"
+    tol = dict(DEFAULT_TOLERANCE)
+    tol.update({k: tuple(v) for k, v in (expected.get("tolerance") or {}).items()})
+    for i, (a, e) in enumerate(zip(got, want)):
+        found = _first_step_difference(a, e, tol)
+        if found is not None:
+            status, step, text = found
+            return status, _message(i, len(want), e, step, text, reveal, strip)
+    return PASSED, ""
+
+
+def _message(i, n, case, step, text, reveal, strip) -> str:
+    classes = ", ".join(case.get("classes") or [])
+    head = f"case {i + 1} of {n}" + (f" ({classes})" if classes else "")
+    call = case["steps"][step]["call"] if step < len(case["steps"]) else "?"
+    if not reveal:
+        text = _hide(text)
+        if strip is not None and text.startswith("raised"):
+            text = strip(text)
+    lines = [f"{head}: {call}: {text}"]
+    if reveal and case.get("input"):
+        lines.append("input: " + "; ".join(case["input"]))
+    return "\n".join(lines)
+
+
+def _hide(text: str) -> str:
+    """Without reveal: what differs, not the values (a traceback keeps the learner's frames)."""
+    return text.split(": ", 1)[0] if not text.startswith("raised") else text
+
+
+def _first_step_difference(a, e, tol):
+    """``(status, step index, text)`` for the first step that differs, or None."""
+    steps, want = (a.get("steps") if type(a) is dict else None), e["steps"]
+    if type(steps) is not list:
+        return FAILED, 0, "the case's record is missing"
+    for k, w in enumerate(want):
+        if k >= len(steps):
+            return FAILED, k, "this call was never made"
+        s = steps[k]
+        if type(s) is not dict or s.get("call") != w.get("call"):
+            return FAILED, k, "the calls were made in another order"
+        text = _step_difference(s, w, tol)
+        if text is not None:
+            return (ERROR if "raised" in s and "raised" not in w else FAILED), k, text
+    if len(steps) > len(want):
+        return FAILED, len(want), "more calls than the reference made"
+    return None
+
+
+def _step_difference(s, w, tol):
+    if "raised" in w or "raised" in s:
+        return _raised_difference(s.get("raised"), w.get("raised"))
+    text = _value_difference(s.get("result"), w.get("result"), tol, "the result")
+    if text is None and "effects" in w:
+        text = _effects_difference(s.get("effects"), w["effects"], tol)
+    return text
+
+
+def _raised(r) -> str:
+    return f"{r.get('type')}: {r.get('message')}" if r.get("message") else str(r.get("type"))
+
+
+def _raised_difference(got, want):
+    if got is None:
+        return f"returned, expected it to raise {_raised(want)}"
+    if want is None:
+        trace = got.get("traceback", "")
+        return f"raised {_raised(got)}" + ("\n" + trace.rstrip() if trace else "")
+    if got.get("type") != want.get("type") or got.get("message") != want.get("message"):
+        return f"exception differs: raised {_raised(got)}, expected {_raised(want)}"
+    return None
+
+
+def _effects_difference(got, want, tol):
+    if type(got) is not dict:
+        return "side effects: not recorded"
+    if got.get("grad_enabled") != want.get("grad_enabled"):
+        return f"grad mode after the call: got {got.get('grad_enabled')}, expected {want.get('grad_enabled')}"
+    for j, (g, w) in enumerate(zip(got.get("tensors") or [], want["tensors"])):
+        if g.get("changed") != w.get("changed"):
+            return f"side effect on tensor argument {j + 1}: " + (
+                "its values were changed, expected them untouched" if g.get("changed")
+                else "its values were not changed, expected them to be")
+        if g.get("requires_grad") != w.get("requires_grad"):
+            return f"side effect on tensor argument {j + 1}: requires_grad {g.get('requires_grad')}, expected {w.get('requires_grad')}"
+        where = f"tensor argument {j + 1}'s .grad"
+        got_grad, want_grad = g.get("grad"), w.get("grad")
+        if (got_grad is None) != (want_grad is None):
+            return f"{where}: got {_kind(got_grad) if got_grad else 'None'}, expected {_kind(want_grad) if want_grad else 'None'}"
+        if want_grad is not None:
+            text = _value_difference(got_grad, want_grad, tol, where)
+            if text is not None:
+                return text
+    return None
+
+
+def _value_difference(got, want, tol, where):
+    """A description of the first difference between two ``observe`` records, or None."""
+    stack = [(where, got, want)]
+    while stack:
+        path, g, w = stack.pop()
+        if type(g) is not dict or g.get("type") != w.get("type"):
+            return f"{path}: got {_kind(g)}, expected {_kind(w)}"
+        if w["type"] == "Tensor":
+            text = _tensor_difference(path, g, w, tol)
+            if text is not None:
+                return text
+        elif "items" in w:
+            items = g.get("items")
+            if type(items) is not list or len(items) != len(w["items"]):
+                return f"{path}: got a {w['type']} of {_count(items)}, expected {len(w['items'])} items"
+            for k in range(len(w["items"]) - 1, -1, -1):
+                stack.append((f"{path}[{k}]", items[k], w["items"][k]))
+        elif "value" in w and not _equal(g.get("value"), w["value"], tol["float64"], 1.0):
+            return f"{path}: got {g.get('value')!r}, expected {w['value']!r}"
+    return None
+
+
+def _tensor_difference(path, g, w, tol):
+    for key in ("dtype", "shape", "requires_grad", "grad_fn"):
+        if g.get(key) != w.get(key):
+            return f"{path}'s {key}: got {g.get(key)!r}, expected {w.get(key)!r}"
+    values, want = g.get("values"), w["values"]
+    if type(values) is not list or len(values) != len(want):
+        return f"{path}'s values: not as many as the shape says"
+    rtol_atol = tol.get(w["dtype"], tol["float64"])
+    scale = max([1.0] + [abs(v) for v in want if type(v) is float and math.isfinite(v)])
+    for k, (a, e) in enumerate(zip(values, want)):
+        if not _equal(a, e, rtol_atol, scale):
+            return (f"{path}'s values: element {k} (flat) is {_num(a)}, expected {_num(e)} "
+                    f"(of {_num(want[:8])}{' ...' if len(want) > 8 else ''})")
+    return None
+
+
+def _equal(a, e, rtol_atol, scale) -> bool:
+    if type(e) is float and type(a) in (int, float) and type(a) is not bool:
+        a = float(a)
+        if math.isnan(e) or math.isnan(a):
+            return math.isnan(e) and math.isnan(a)
+        if math.isinf(e) or math.isinf(a):
+            return a == e
+        rtol, atol = rtol_atol
+        return abs(a - e) <= atol * scale + rtol * abs(e)
+    return type(a) is type(e) and a == e
+
+
+def _num(x) -> str:
+    """Values at one precision on both sides of a message (repr: exact, shortest)."""
+    return repr(x)
+
+
+def _kind(x) -> str:
+    if type(x) is not dict:
+        return "nothing"
+    if x.get("type") == "Tensor":
+        return f"a {x.get('dtype')} tensor of shape {x.get('shape')}"
+    if "value" in x:
+        return f"{x.get('type')} {x.get('value')!r}"
+    return str(x.get("type"))
+
+
+def _count(items) -> str:
+    return f"{len(items)} items" if type(items) is list else "no items"
