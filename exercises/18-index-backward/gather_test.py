@@ -52,3 +52,15 @@ def test_negative_positions(m):
 
 
 test_negative_positions.expected = [[[4.0, 1.0], [4.0, 4.0]], [[1.0, 0.0], [0.0, 3.0]]]
+
+
+def test_select_along_a_negative_dim(m):
+    """index_select(x, -2, [1, 1, -1]) of a [2, 3, 2] x with weights 1..12: dim -2 is the middle
+    one, index -1 is its last slice, and slice 1 is read twice"""
+    x = kael.zeros(2, 3, 2, requires_grad=True)
+    y = m.index_select(x, -2, kael.tensor([1, 1, -1]))
+    (y * kael.arange(1.0, 13.0).reshape(2, 3, 2)).sum().backward()
+    return [list(y.shape), x.grad.tolist()]
+
+
+test_select_along_a_negative_dim.expected = [[2, 3, 2], [[[0.0, 0.0], [4.0, 6.0], [5.0, 6.0]], [[0.0, 0.0], [16.0, 18.0], [11.0, 12.0]]]]
