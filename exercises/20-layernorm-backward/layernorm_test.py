@@ -54,3 +54,25 @@ def test_eps_argument_gets_no_gradient(m):
 
 test_eps_argument_gets_no_gradient.expected = [4, True]
 
+
+
+def test_float32_rows_far_from_zero(m):
+    """layer_norm in float32 of a row 1000 + [0.5, -1.25, 0.75, 0, -0.5, 1.5, -1, 0.25] (weight 1,
+    bias 0): the variance of the centered values, not E[x^2] - E[x]^2, which cancels in float32"""
+    x = kael.tensor([[1000.5, 998.75, 1000.75, 1000.0, 999.5, 1001.5, 999.0, 1000.25]])
+    return m.layer_norm(x, kael.ones(8), kael.zeros(8)).tolist()
+
+
+test_float32_rows_far_from_zero.expected = [[0.544462, -1.4882, 0.834841, -0.0362975, -0.617057, 1.70598, -1.19782, 0.254082]]
+test_float32_rows_far_from_zero.atol = 1e-4
+
+
+def test_batch_dims_sum_into_weight_and_bias(m):
+    """x of shape [2, 2, 3] (two batch dims), weight [1, 2, 3], bias [0, 0, 1], upstream 1..12:
+    weight.grad and bias.grad have shape [3], summed over all four rows"""
+    up = kael.arange(1.0, 13.0, dtype=kael.float64).reshape(2, 2, 3)
+    rows = [[[1.0, 2.0, 4.0], [0.0, 0.0, 3.0]], [[-1.0, 0.5, 0.0], [2.0, 2.0, -2.0]]]
+    return _run(m, rows, [1.0, 2.0, 3.0], [0.0, 0.0, 1.0], up)[2:]
+
+
+test_batch_dims_sum_into_weight_and_bias.expected = [[-6.18043, 12.2604, -2.07105], [22.0, 26.0, 30.0]]
