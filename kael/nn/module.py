@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from .. import dtype as dt
 from ..autograd.grad_mode import no_grad
-from ..tensor import Tensor
+from ..autograd.node import _RemovableHandle
+from ..tensor import B, Storage, Tensor
 from .parameter import Parameter
 
 __all__ = ["Module", "Sequential", "ModuleList", "zero_grads", "set_call_hook"]
@@ -20,6 +22,36 @@ def set_call_hook(fn):
     global _call_hook
     previous, _call_hook = _call_hook, fn
     return previous
+
+
+def _typename(value) -> str:
+    if isinstance(value, Tensor):
+        return value.type()
+    return type(value).__name__
+
+
+def _cast_in_place(t: Tensor, dtype) -> None:
+    """PyTorch's ``param.data = param.data.to(dtype)``: new memory, the same tensor object."""
+    t._data = B.cast(t._data, dtype)
+    t._storage = Storage(0)
+
+
+def _to_dtype(args, kwargs):
+    """The dtype ``Module.to`` asks for (``None``: only a device); devices other than the CPU
+    raise as PyTorch built without CUDA does."""
+    dtype = None
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, dt.DType) or a in (float, int, bool):
+            dtype = a
+        elif a is not None:
+            kind = getattr(a, "type", None) if not isinstance(a, str) else a.split(":")[0]
+            if kind == "cuda":
+                raise AssertionError("kael is not compiled with CUDA enabled")
+            if kind != "cpu":
+                dtype = dt.as_dtype(a)
+    return None if dtype is None else dt.as_dtype(dtype)
 
 
 def zero_grads(params, set_to_none=True) -> None:
@@ -43,32 +75,67 @@ class Module:
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", [])
+        object.__setattr__(self, "_forward_hooks", [])
         object.__setattr__(self, "training", True)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must implement forward()")
 
     def __call__(self, *args, **kwargs):
+        if self._forward_pre_hooks:
+            for pre in tuple(self._forward_pre_hooks):
+                changed = pre(self, args)
+                if changed is not None:
+                    args = changed if isinstance(changed, tuple) else (changed,)
         hook = _call_hook
         if hook is None:
-            return self.forward(*args, **kwargs)
-        return hook(self, args, kwargs)  # kael.viz.record_modules: which module made which node
+            out = self.forward(*args, **kwargs)
+        else:
+            out = hook(self, args, kwargs)  # kael.viz.record_modules: which module made which node
+        if self._forward_hooks:
+            for post in tuple(self._forward_hooks):
+                changed = post(self, args, out)
+                if changed is not None:
+                    out = changed
+        return out
+
+    def register_forward_pre_hook(self, hook):
+        """``hook(module, args)`` runs before ``forward``; a result other than ``None`` replaces
+        the positional arguments (a tuple, or one value)."""
+        self._forward_pre_hooks.append(hook)
+        return _RemovableHandle(self._forward_pre_hooks, hook)
+
+    def register_forward_hook(self, hook):
+        """``hook(module, args, output)`` runs after ``forward``; a result other than ``None``
+        replaces the output."""
+        self._forward_hooks.append(hook)
+        return _RemovableHandle(self._forward_hooks, hook)
 
     # -- registration ------------------------------------------------------------------------------
     def __setattr__(self, name, value):
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign attributes before Module.__init__() call")
         params, modules, buffers = self._parameters, self._modules, self._buffers
-        for d in (params, modules, buffers):
-            d.pop(name, None)
-        if isinstance(value, Parameter):
-            params[name] = value
-        elif isinstance(value, Module):
-            modules[name] = value
+        if isinstance(value, (Parameter, Module)):
+            for d in (params, modules, buffers):
+                d.pop(name, None)
+            (params if isinstance(value, Parameter) else modules)[name] = value
+            self.__dict__.pop(name, None)
+        elif name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' (kael.nn.Parameter or None expected)")
+            params[name] = None
+        elif name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' (kael.nn.Module or None expected)")
+            modules[name] = None
+        elif name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' (kael.Tensor or None expected)")
+            buffers[name] = value
         else:
             object.__setattr__(self, name, value)
-            return
-        self.__dict__.pop(name, None)
 
     def __getattr__(self, name):
         d = self.__dict__
@@ -204,22 +271,35 @@ class Module:
                 target.copy_(value)
         return (missing, unexpected)
 
-    def to(self, dtype):
-        from ..dtype import as_dtype
-
-        d = as_dtype(dtype)
-        with no_grad():
-            for m in self.modules():
-                for k, p in m._parameters.items():
-                    if p is not None and p.dtype is not d:
-                        m._parameters[k] = Parameter(p.to(d), p.requires_grad)
+    def to(self, *args, **kwargs):
+        """Cast floating-point parameters, their gradients and buffers to a floating dtype, in
+        place: the Parameter objects stay the same, so an optimizer made before keeps working.
+        Takes a dtype, a device (only the CPU exists), a tensor (its dtype), or both."""
+        dtype = _to_dtype(args, kwargs)
+        if dtype is not None:
+            if not dtype.is_floating_point:
+                raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
+            self._apply_cast(dtype)
         return self
 
+    def _apply_cast(self, dtype):
+        for m in self.modules():
+            for t in (*m._parameters.values(), *m._buffers.values()):
+                if t is not None and t.dtype.is_floating_point and t.dtype is not dtype:
+                    _cast_in_place(t, dtype)
+                    if t.grad is not None:
+                        _cast_in_place(t.grad, dtype)
+
     def double(self):
-        return self.to("float64")
+        self._apply_cast(dt.float64)
+        return self
 
     def float(self):
-        return self.to("float32")
+        self._apply_cast(dt.float32)
+        return self
+
+    def cpu(self):
+        return self
 
     # -- repr ----------------------------------------------------------------------------------------------
     def extra_repr(self) -> str:

@@ -3,6 +3,8 @@
 from ._util import sum_to
 from .arithmetic import *  # noqa: F401,F403
 from .arithmetic import __all__ as _arithmetic
+from .compare import *  # noqa: F401,F403
+from .compare import __all__ as _compare
 from .indexing import *  # noqa: F401,F403
 from .indexing import __all__ as _indexing
 from .loss import *  # noqa: F401,F403
@@ -16,4 +18,5 @@ from .shape import __all__ as _shape
 from .unary import *  # noqa: F401,F403
 from .unary import __all__ as _unary
 
-__all__ = ["sum_to", *_arithmetic, *_unary, *_indexing, *_loss, *_matmul, *_reduction, *_shape]
+__all__ = ["sum_to", *_arithmetic, *_unary, *_indexing, *_loss, *_matmul, *_reduction, *_shape,
+           *_compare]

@@ -8,7 +8,7 @@ from .. import dtype as dt
 from ..autograd.function import Function
 from ..backend.errors import matmul_error
 from ..tensor import B, Tensor
-from ._util import promoted, sum_to
+from ._util import TORCH_NAMES, promoted, sum_to
 
 __all__ = ["matmul", "linear", "mm", "bmm"]
 
@@ -118,6 +118,11 @@ def linear(x, weight, bias=None):
         raise RuntimeError(
             f"linear: input of shape {list(x.shape)} does not match weight of shape {list(weight.shape)} "
             f"({x.shape[-1] if x.ndim else 'scalar'} != {weight.shape[1]})"
+        )
+    if x.dtype is not weight.dtype or bias is not None and bias.dtype is not weight.dtype:
+        other = x.dtype if x.dtype is not weight.dtype else bias.dtype
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {TORCH_NAMES.get(other, other.name)} and {TORCH_NAMES.get(weight.dtype, weight.dtype.name)}"
         )
     if bias is None:
         return Linear.apply(x, weight)

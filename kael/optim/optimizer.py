@@ -1,36 +1,99 @@
-"""``kael.optim``: SGD (momentum, weight decay) and Adam. Updates run under ``no_grad``."""
+"""``Optimizer``: parameter groups, per-parameter state, ``zero_grad`` and state dicts."""
 
 from __future__ import annotations
 
-from ..autograd.grad_mode import no_grad
-from ..nn.module import zero_grads
+import copy
 
-__all__ = ["Optimizer", "SGD", "Adam"]
+from ..nn.module import zero_grads
+from ..tensor import Tensor
+
+__all__ = ["Optimizer"]
+
+
+def _param_groups(params) -> list:
+    if isinstance(params, Tensor):
+        raise TypeError(
+            "params argument given to the optimizer should be an iterable of Tensors or dicts, "
+            f"but got {params.type()}"
+        )
+    params = list(params)
+    if not params:
+        raise ValueError("optimizer got an empty parameter list")
+    return params if isinstance(params[0], dict) else [{"params": params}]
 
 
 class Optimizer:
+    """Holds ``param_groups`` (dicts of ``params`` and hyperparameters) and ``state`` (a dict
+    keyed by parameter). Subclasses write ``step``, which runs under ``no_grad``."""
+
     def __init__(self, params, defaults):
-        params = list(params)
-        if not params:
-            raise ValueError("optimizer got an empty parameter list")
-        groups = params if isinstance(params[0], dict) else [{"params": params}]
         self.defaults = defaults
         self.param_groups = []
-        for g in groups:
-            group = dict(defaults)
-            group.update(g)
-            group["params"] = list(group["params"])
-            for p in group["params"]:
-                if not p.requires_grad:
-                    raise ValueError("optimizer can only optimize tensors that require grad")
-            self.param_groups.append(group)
         self.state = {}
+        for group in _param_groups(params):
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group of parameters; hyperparameters it leaves out come from ``defaults``."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        group = dict(param_group)
+        params = group["params"]
+        group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        for p in group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            group.setdefault(name, default)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
 
     def zero_grad(self, set_to_none=True):
         zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement step()")
+
+    def _params_with_grad(self):
+        """``(group, p)`` for every parameter that has a gradient."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    yield group, p
+
+    # -- state dicts -----------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """``{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}``: the
+        parameters replaced by their position over all groups, as in PyTorch."""
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        groups, saved = self.param_groups, state_dict["param_groups"]
+        if len(groups) != len(saved):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved)):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
+            )
+        by_index = {}
+        for g, s in zip(groups, saved):
+            by_index.update(zip(s["params"], g["params"]))
+            g.update({k: copy.deepcopy(v) for k, v in s.items() if k != "params"})
+        self.state = {}
+        for i, s in state_dict["state"].items():
+            p = by_index[int(i)]
+            self.state[p] = {k: _state_value(v, p) for k, v in s.items()}
 
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]
@@ -41,67 +104,9 @@ class Optimizer:
         return "\n".join(lines)
 
 
-class SGD(Optimizer):
-    """p -= lr * v, where v = momentum * v + (1 - dampening) * (grad + weight_decay * p)."""
-
-    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
-        if lr < 0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov))
-
-    @no_grad()
-    def step(self):
-        for group in self.param_groups:
-            lr, momentum, damp, wd = group["lr"], group["momentum"], group["dampening"], group["weight_decay"]
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                if wd:
-                    g = g + wd * p
-                if momentum:
-                    state = self.state.setdefault(id(p), {})
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = g.clone()
-                    else:
-                        buf.mul_(momentum).add_(g * (1 - damp) if damp else g)
-                    g = g + momentum * buf if group["nesterov"] else buf
-                p.sub_(g * lr)
-
-
-class Adam(Optimizer):
-    """Adam with bias correction: m, v running moments of grad and grad**2."""
-
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
-        if lr < 0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not (0.0 <= betas[0] < 1.0 and 0.0 <= betas[1] < 1.0):
-            raise ValueError(f"Invalid beta parameters: {betas}")
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
-
-    @no_grad()
-    def step(self):
-        for group in self.param_groups:
-            lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                if wd:
-                    g = g + wd * p
-                state = self.state.setdefault(id(p), {})
-                if not state:
-                    state["step"] = 0
-                    state["exp_avg"] = g * 0
-                    state["exp_avg_sq"] = g * 0
-                state["step"] += 1
-                t = state["step"]
-                m, v = state["exp_avg"], state["exp_avg_sq"]
-                m.mul_(b1).add_(g * (1 - b1))
-                v.mul_(b2).add_(g * g * (1 - b2))
-                m_hat = m / (1 - b1**t)
-                v_hat = v / (1 - b2**t)
-                p.sub_(lr * m_hat / (v_hat.sqrt() + eps))
+def _state_value(v, p):
+    """A loaded state tensor is copied and cast to its parameter's dtype (``step`` stays a number)."""
+    if isinstance(v, Tensor):
+        v = v.detach().clone()
+        return v.to(p.dtype) if v.dtype.is_floating_point and v.ndim else v
+    return copy.deepcopy(v)
