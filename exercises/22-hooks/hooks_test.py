@@ -86,7 +86,7 @@ def test_clip_keeps_the_callers_gradient(m):
 test_clip_keeps_the_callers_gradient.expected = [[1.2, 1.6], [3.0, 4.0]]
 
 
-def test_record_gradients_removes_its_hooks(m):
+def test_record_gradients_leaves_no_hook(m):
     """record_gradients({'x': x}, (x * x).sum()), then a second backward of (x * 5).sum(): the
     returned dict still holds the first gradient (no hook of record_gradients runs again)"""
     x = kael.tensor([1.0, 2.0], requires_grad=True)
@@ -95,4 +95,4 @@ def test_record_gradients_removes_its_hooks(m):
     return [seen, x.grad.tolist()]
 
 
-test_record_gradients_removes_its_hooks.expected = [{'x': [2.0, 4.0]}, [7.0, 9.0]]
+test_record_gradients_leaves_no_hook.expected = [{'x': [2.0, 4.0]}, [7.0, 9.0]]
