@@ -9,6 +9,7 @@ import argparse
 import logging
 import os
 import resource
+import sys
 
 import uvicorn
 
@@ -54,6 +55,11 @@ def _raise_open_file_limit(wanted: int) -> int:
 
 
 def main(argv=None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["teacher"]:  # python -m server teacher create|list|revoke
+        from server.classroom.cli import main as teacher_main
+
+        raise SystemExit(teacher_main(argv[1:]))
     parser = argparse.ArgumentParser(prog="python -m server", description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)

@@ -18,7 +18,9 @@ from server.core.logs import install_flood_guard
 from server.core.ratelimit import memory_limits
 from server.db import DatabaseUnavailable, database_unavailable, make_engine, make_sessionmaker, migrate
 from server.grading.service import start_grading
-from server.routes import clients, docs, exercises, frontend, health, submissions
+from server.classroom.limits import join_limiter
+from server.classroom.tokens import TeacherTokens
+from server.routes import classes, clients, docs, exercises, frontend, health, submissions, teachers
 
 log = logging.getLogger("kael.server")
 
@@ -58,7 +60,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version = migrate(engine)
         log.info("database %s (schema revision %s)", engine.url.render_as_string(hide_password=True), version)
         app.state.sessions = make_sessionmaker(engine)
-        app.state.identities = Identities(load_secret(settings))
+        secret = load_secret(settings)
+        app.state.identities = Identities(secret)
+        app.state.teacher_tokens = TeacherTokens(secret)
+        app.state.join_limiter = join_limiter(settings, app.state.sessions)
         log.info("exercises: %d in %s", len(catalog_for(settings.exercises_dir).exercises),
                  settings.exercises_dir)
         if settings.scaled:  # several API servers: the limits' events in the shared database
@@ -82,6 +87,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(clients.router)
     api.include_router(exercises.router)
     api.include_router(submissions.router)
+    api.include_router(teachers.router)
+    api.include_router(classes.router)
     app.include_router(api)
     app.include_router(docs.router)
     app.include_router(frontend.router)

@@ -4,7 +4,7 @@ import datetime as dt
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import JSON, DateTime, Float, Index, Integer, String, Text
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 Status = Literal["queued", "running", "done", "error"]
@@ -22,6 +22,8 @@ class Submission(Base):
     """One submitted solution; `seq` orders history, `id` is the public, unguessable name."""
 
     __tablename__ = "submissions"
+    # A class's dashboard reads one learner's submissions of one exercise in order.
+    __table_args__ = (Index("ix_submissions_client_exercise_seq", "client_hash", "exercise_id", "seq"),)
 
     seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     id: Mapped[str] = mapped_column(String(32), unique=True, index=True)
@@ -49,6 +51,52 @@ class RateEvent(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     key: Mapped[str] = mapped_column(String(128))
     at: Mapped[float] = mapped_column(Float)
+
+
+# ------------------------------------------------------------------------- classroom tables
+
+
+class Teacher(Base):
+    """A teacher: a server-issued credential (``t1.<id>.<mac>``; only a hash of ``id`` is kept)
+    that reads the classes it made. ``revoked_at`` set: the credential is refused at once."""
+
+    __tablename__ = "teachers"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class Classroom(Base):
+    """A teacher's class: the exercises (and lessons) assigned, a deadline, and the join code
+    learners enter. Submissions are not copied: a class reads its learners' submissions."""
+
+    __tablename__ = "classes"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    teacher_id: Mapped[str] = mapped_column(String(32), ForeignKey("teachers.id"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    join_code: Mapped[str] = mapped_column(String(32), unique=True)
+    exercises: Mapped[list] = mapped_column(JSON)
+    lessons: Mapped[list] = mapped_column(JSON)
+    deadline: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Enrollment(Base):
+    """A learner's server-issued identity (``client_hash``) linked to a class under a display
+    name the teacher sees; ``id`` is the learner's name in the class's URLs (never the hash)."""
+
+    __tablename__ = "enrollments"
+    __table_args__ = (UniqueConstraint("class_id", "client_hash", name="uq_enrollments_class_client"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    class_id: Mapped[str] = mapped_column(String(32), ForeignKey("classes.id"), index=True)
+    client_hash: Mapped[str] = mapped_column(String(64), index=True)
+    display_name: Mapped[str] = mapped_column(String(60))
+    joined_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 # ------------------------------------------------------------------------------- API shapes
