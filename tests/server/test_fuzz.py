@@ -37,10 +37,14 @@ def test_no_request_from_the_openapi_document_gets_a_5xx(server):
     schema = schemathesis.openapi.from_url(server.url + "/openapi.json")
     with httpx.Client(base_url=server.url) as http:
         token = new_client_token(http)
+        credentials = _classroom(http, token)
     operations = [result.ok() for result in schema.get_all_operations()]
     assert {op.label for op in operations} >= {
         "GET /api/health", "POST /api/clients", "GET /api/exercises", "GET /api/exercises/{exercise_id}",
-        "POST /api/submissions", "GET /api/submissions", "GET /api/submissions/{submission_id}"}
+        "POST /api/submissions", "GET /api/submissions", "GET /api/submissions/{submission_id}",
+        "POST /api/teachers", "POST /api/classes", "POST /api/classes/join",
+        "GET /api/classes/{class_id}/dashboard", "GET /api/classes/{class_id}/export.csv",
+        "GET /api/classes/{class_id}/learners/{learner_id}/submissions"}
     seen: Counter = Counter()
     failures: list[str] = []
     with requests.Session() as session:
@@ -50,12 +54,14 @@ def test_no_request_from_the_openapi_document_gets_a_5xx(server):
             if operation.label == "POST /api/submissions":  # also submissions that get graded
                 cases |= st.tuples(st.sampled_from(["adder", "1", "01-adder"]), st.text(max_size=300)).flatmap(
                     lambda pair, op=operation: op.as_strategy(body={"exercise_id": pair[0], "code": pair[1]}))
+            if "{class_id}" in operation.path:  # also the class that exists, and its learner
+                cases |= operation.as_strategy(path_parameters=credentials["path"])
 
             @settings(max_examples=2 * EXAMPLES_PER_OPERATION, derandomize=True, database=None,
                       deadline=None, suppress_health_check=list(HealthCheck))
-            @given(case=cases, signed=st.booleans())
-            def run(case, signed):
-                headers = dict(token) if signed else None
+            @given(case=cases, who=st.sampled_from(["none", "client", "teacher", "admin"]))
+            def run(case, who):
+                headers = credentials["headers"][who]
                 response = case.call(base_url=server.url, session=session, headers=headers, timeout=60)
                 seen[(operation.label, response.status_code)] += 1
                 if response.status_code >= 500:
@@ -71,3 +77,18 @@ def test_no_request_from_the_openapi_document_gets_a_5xx(server):
         print(f"  {label:40} {status}: {n}")
     assert not failures, "\n\n".join(failures[:10])
     assert total >= len(operations) * EXAMPLES_PER_OPERATION
+
+
+def _classroom(http, token) -> dict:
+    """A teacher, its class and one learner in it: the fuzz reaches past the 401s and 404s."""
+    admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    made = http.post("/api/teachers", json={"name": "fuzz"}, headers=admin).json()
+    teacher = {"X-Teacher-Token": made["token"]}
+    klass = http.post("/api/classes", json={"name": "fuzz", "exercises": ["adder"]},
+                      headers=teacher).json()
+    http.post("/api/classes/join", json={"code": klass["join_code"], "display_name": "Ada"},
+              headers=token).raise_for_status()
+    board = http.get(f"/api/classes/{klass['id']}/dashboard", headers=teacher).json()
+    return {"headers": {"none": None, "client": dict(token), "teacher": {**token, **teacher},
+                        "admin": admin},
+            "path": {"class_id": klass["id"], "learner_id": board["learners"][0]["id"]}}
