@@ -24,15 +24,22 @@ from __future__ import annotations
 UNARY_OPS = (
     "neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu",
     "sign", "erf", "log1p", "expm1", "floor", "ceil", "logical_not", "square", "reciprocal",
+    "bitwise_not",
 )
 """Names accepted by ``Backend.unary``. float-only: exp log sqrt sin cos tanh sigmoid erf log1p
-expm1 reciprocal; the rest keep int64 too. ``logical_not`` accepts any dtype and returns bool."""
+expm1 reciprocal; the rest keep int64 too. ``logical_not`` accepts any dtype and returns bool;
+``bitwise_not`` takes int64 (two's complement) or bool (logical not)."""
 
 BINARY_OPS = (
     "add", "sub", "mul", "div", "pow", "maximum", "minimum", "floordiv", "remainder",
     "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+    "bitwise_and", "bitwise_or", "bitwise_xor",
 )
-"""Names accepted by ``Backend.binary`` and (all but comparisons/logical) ``Backend.binary_``."""
+"""Names accepted by ``Backend.binary`` and (all but comparisons/logical) ``Backend.binary_``.
+The bitwise ops take int64 or bool arrays and keep their dtype."""
+
+INTEGER_ONLY = frozenset(("bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor"))
+"""Ops that take only int64 and bool arrays (PyTorch has no float kernel for them)."""
 
 COMPARISONS = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"))
 

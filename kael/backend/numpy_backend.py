@@ -97,6 +97,7 @@ _UNARY = {
     "logical_not": np.logical_not,
     "square": np.square,
     "reciprocal": lambda x: np.divide(x.dtype.type(1), x),
+    "bitwise_not": np.invert,
 }
 
 def _remainder(a, b, out=None, casting="same_kind"):
@@ -132,6 +133,9 @@ _BINARY = {
     "logical_and": np.logical_and,
     "logical_or": np.logical_or,
     "logical_xor": np.logical_xor,
+    "bitwise_and": np.bitwise_and,
+    "bitwise_or": np.bitwise_or,
+    "bitwise_xor": np.bitwise_xor,
 }
 
 

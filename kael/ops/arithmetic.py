@@ -15,7 +15,8 @@ from ._util import not_implemented, operands, promoted, reduce_grad
 __all__ = [
     "add", "sub", "mul", "div", "true_divide", "neg", "pow", "clamp", "clip", "maximum", "minimum",
     "where", "cast", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
-    "logical_not", "floor_divide", "remainder",
+    "logical_not", "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_not",
 ]
 
 
@@ -174,9 +175,11 @@ true_divide = div
 
 def pow(a, b):
     """a ** b for tensors and numbers."""
-    scalar_exponent = not isinstance(b, Tensor)
+    scalar_exponent, exponent = not isinstance(b, Tensor), b
     (a, b), dtype = operands(a, b)
     if dtype is dt.bool_:
+        if scalar_exponent and type(exponent) is bool:  # PyTorch: x ** True is x, x ** False is 1
+            return a.clone() if exponent else _wrap(B.full(B.shape(a._data), True, dt.bool_))
         broadcast_shapes(a.shape, b.shape)
         raise not_implemented("pow", dtype)
     if dtype is dt.int64 and b.numel() and B.item(B.amin(b._data, tuple(range(b.ndim)), False)) < 0:
@@ -384,6 +387,30 @@ ge = _compare("ge")
 logical_and = _compare("logical_and")
 logical_or = _compare("logical_or")
 logical_xor = _compare("logical_xor")
+
+
+def _bitwise(op):
+    def fn(a, b):
+        """Bitwise on int64 (two's complement), logical on bool; PyTorch has no float kernel."""
+        (a, b), dtype = operands(a, b)
+        if dtype.is_floating_point:
+            raise not_implemented(f"{op}_cpu", dtype)
+        return _wrap(B.binary(op, promoted(a, dtype), promoted(b, dtype)))
+
+    fn.__name__ = op
+    return fn
+
+
+bitwise_and = _bitwise("bitwise_and")
+bitwise_or = _bitwise("bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor")
+
+
+def bitwise_not(a):
+    """~a: two's complement on int64, logical not on bool."""
+    if a.dtype.is_floating_point:
+        raise not_implemented("bitwise_not_cpu", a.dtype)
+    return _wrap(B.unary("bitwise_not", a._data))
 
 
 class FloorDivide(Function):

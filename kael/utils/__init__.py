@@ -1,6 +1,11 @@
-"""``kael.utils``: ``checkpoint`` (activation recomputation)."""
+"""``kael.utils``: ``checkpoint`` (activation recomputation).
 
-from . import checkpoint as checkpoint_module
-from .checkpoint import checkpoint
+``kael.utils.checkpoint`` is the module (``kael.utils.checkpoint.checkpoint``, as in PyTorch)
+and can be called as the function too (``from kael.utils import checkpoint; checkpoint(f, x)``).
+"""
+
+from . import checkpoint
+
+checkpoint_module = checkpoint
 
 __all__ = ["checkpoint", "checkpoint_module"]

@@ -114,7 +114,7 @@ def test_saved_bytes_scaled_down_on_every_backend(n, d, h):
     assert sorted(saved) == sorted(expected)
     out2, saved = count_saved(lambda *a: checkpoint(mlp, *a), X, W1, W2)
     assert sorted(saved) == sorted([4 * n * d, 4 * d * h, 4 * h * d])  # only the segment's inputs
-    assert out2.grad_fn.name() == "CheckpointBackward"
+    assert out2.grad_fn.name() == "MatmulBackward"  # the segment's own graph, as PyTorch's non-reentrant checkpoint
     assert out2.tolist() == out.tolist()
     out.sum().backward()
     grads = [t.grad.tolist() for t in (X, W1, W2)]

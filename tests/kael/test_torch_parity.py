@@ -742,3 +742,85 @@ def test_clamp_keeps_a_value_that_is_not_past_a_bound(inplace):
     check(clamp(kael.tensor(values, dtype=F64), -0.5, 1.5), [-0.0, 0.0, -0.5, 1.5, NAN, 0.7])
     check(clamp(kael.tensor(values, dtype=F64), max=-0.0), [-0.0, 0.0, -1.0, -0.0, NAN, -0.0])
     check(clamp(kael.tensor([1, 5]), 0, 3), [1, 3])
+
+
+# -- issue 23: the PyTorch code learners bring ----------------------------------------------
+#
+# Each case is a snippet run with ``torch`` bound to kael (and, when PyTorch is installed, to
+# PyTorch too): its last line's value, normalized by ``_plain``, must equal the one written in
+# (PyTorch's), or both must raise the exception type written in.
+
+def _plain(value):
+    """A comparable form: a tensor is ``(values, dtype name)``, a sequence a list."""
+    if hasattr(value, "tolist") and hasattr(value, "dtype"):
+        return (_plain(value.tolist()), str(value.dtype).split(".")[-1])
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float):
+        return round(value, 5) + 0.0
+    return value
+
+
+def _run(code, module):
+    import importlib
+
+    names = {"torch": module, "F": importlib.import_module(module.__name__ + ".nn.functional"),
+             "nn": importlib.import_module(module.__name__ + ".nn"),
+             "checkpoint": importlib.import_module(module.__name__ + ".utils.checkpoint").checkpoint}
+    *body, last = code.strip().split("\n")
+    exec("\n".join(body), names)
+    return eval(last, names)
+
+
+ISSUE23 = [
+    # item 1: silent wrong results
+    ("checkpoint_closed_over_parameter", """
+a = torch.tensor([1.0, 2.0], requires_grad=True); w = torch.tensor([0.5, 3.0], requires_grad=True)
+checkpoint(lambda x: (x * w).sin(), a, use_reentrant=False).sum().backward()
+[a.grad, w.grad]""", [([0.43879, 2.88051], "float32"), ([0.87758, 1.92034], "float32")]),
+    ("checkpoint_output_requires_grad_from_a_closed_over_tensor", """
+w = torch.tensor([0.5, 3.0], requires_grad=True)
+checkpoint(lambda x: x * w, torch.ones(2), use_reentrant=False).requires_grad""", True),
+    ("checkpoint_module_parameters", """
+torch.manual_seed(0); lin = nn.Linear(2, 2); a = torch.tensor([[1.0, 2.0]], requires_grad=True)
+checkpoint(lin, a, use_reentrant=False).sum().backward()
+[lin.weight.grad, lin.bias.grad]""", [([[1.0, 2.0], [1.0, 2.0]], "float32"), ([1.0, 1.0], "float32")]),
+    ("checkpoint_kwargs_and_tuple_output", """
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+o1, o2 = checkpoint(lambda x, s=1.0: (x * s, x.exp()), a, s=2.0, use_reentrant=False)
+(o1.sum() + o2.sum()).backward()
+a.grad""", ([4.71828, 9.38906], "float32")),
+    ("checkpoint_module_path", """
+import importlib
+importlib.import_module(torch.__name__ + ".utils.checkpoint").checkpoint(lambda x: x * 2, torch.ones(2), use_reentrant=False)""", ([2.0, 2.0], "float32")),
+    ("bitwise_and_int64", "torch.tensor([6, 3]) & torch.tensor([3, 5])", ([2, 1], "int64")),
+    ("bitwise_or_int64", "torch.tensor([6, 3]) | torch.tensor([3, 5])", ([7, 7], "int64")),
+    ("bitwise_xor_int64", "torch.tensor([6, 3]) ^ torch.tensor([3, 5])", ([5, 6], "int64")),
+    ("bitwise_not_int64", "~torch.tensor([6, -3])", ([-7, 2], "int64")),
+    ("bitwise_number_on_the_left", "3 & torch.tensor([6, 3])", ([2, 3], "int64")),
+    ("bitwise_bool_or_int", "True | torch.tensor([6, 3])", ([7, 3], "int64")),
+    ("bitwise_bool_and_int_tensor", "torch.tensor([True, False]) & torch.tensor([3, 5])", ([1, 0], "int64")),
+    ("bitwise_bool_is_logical", "torch.tensor([True, False]) ^ torch.tensor([True, True])", ([False, True], "bool")),
+    ("bitwise_on_float_raises", "torch.tensor([1.0]) & torch.tensor([1.0])", NotImplementedError),
+    ("bitwise_float_scalar_raises", "torch.tensor([1, 2]) | 1.5", NotImplementedError),
+    ("invert_float_raises", "~torch.tensor([1.0])", TypeError),
+]
+
+
+@pytest.mark.parametrize("code, expected", [c[1:] for c in ISSUE23], ids=[c[0] for c in ISSUE23])
+def test_issue23_learner_code_as_pytorch(code, expected):
+    if isinstance(expected, type) and issubclass(expected, BaseException):
+        with pytest.raises(expected):
+            _run(code, kael)
+    else:
+        assert _plain(_run(code, kael)) == expected
+
+
+@pytest.mark.parametrize("code, expected", [c[1:] for c in ISSUE23], ids=[c[0] for c in ISSUE23])
+def test_issue23_values_written_in_are_pytorchs(code, expected):
+    torch = pytest.importorskip("torch")
+    if isinstance(expected, type) and issubclass(expected, BaseException):
+        with pytest.raises(expected):
+            _run(code, torch)
+    else:
+        assert _plain(_run(code, torch)) == expected

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from operator import add, eq, floordiv, ge, gt, le, lt, mod, mul, ne, neg, sub, truediv
+from operator import add, and_, eq, floordiv, ge, gt, le, lt, mod, mul, ne, neg, or_, sub, truediv, xor
 
 from ... import dtype as dt
 from ..base import BINARY_OPS, COMPARISONS, UNARY_OPS
@@ -156,9 +156,13 @@ _INT_UNARY = {
     "floor": list,
     "ceil": list,
     "square": lambda xs: [x * x for x in xs],
+    "bitwise_not": lambda xs: [~x for x in xs],
 }
 
-_BOOL_UNARY = {"abs": list, "relu": list, "floor": list, "ceil": list, "sign": list}
+_BOOL_UNARY = {
+    "abs": list, "relu": list, "floor": list, "ceil": list, "sign": list,
+    "bitwise_not": lambda xs: [not x for x in xs],
+}
 
 _UNARY = {dt.FLOAT: _FLOAT_UNARY, dt.INT: _INT_UNARY, dt.BOOL: _BOOL_UNARY}
 
@@ -258,6 +262,9 @@ _INT_BINARY = {
     "minimum": lambda xs, ys: [x if x <= y else y for x, y in zip(xs, ys)],
     "floordiv": _guarded(_mapped(floordiv), lambda xs, ys: [x // y if y else 0 for x, y in zip(xs, ys)]),
     "remainder": _guarded(_mapped(mod), lambda xs, ys: [x % y if y else 0 for x, y in zip(xs, ys)]),
+    "bitwise_and": _mapped(and_),
+    "bitwise_or": _mapped(or_),
+    "bitwise_xor": _mapped(xor),
     **_COMMON_BINARY,
 }
 
@@ -266,6 +273,9 @@ _BOOL_BINARY = {
     "mul": lambda xs, ys: [x and y for x, y in zip(xs, ys)],
     "maximum": lambda xs, ys: [x or y for x, y in zip(xs, ys)],
     "minimum": lambda xs, ys: [x and y for x, y in zip(xs, ys)],
+    "bitwise_and": lambda xs, ys: [x and y for x, y in zip(xs, ys)],
+    "bitwise_or": lambda xs, ys: [x or y for x, y in zip(xs, ys)],
+    "bitwise_xor": lambda xs, ys: [x != y for x, y in zip(xs, ys)],
     **_COMMON_BINARY,
 }
 
