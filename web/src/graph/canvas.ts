@@ -9,7 +9,7 @@
 import { clear, h, s } from "../ui/dom";
 import { bind } from "../ui/i18n";
 import "./graph.css";
-import type { Layout, LayoutCluster, LayoutItem, LayoutLink } from "./layout";
+import { GRAD_PREFIX, type Layout, type LayoutCluster, type LayoutItem, type LayoutLink } from "./layout";
 import type { Point } from "./positions";
 import { gt } from "./strings";
 
@@ -20,7 +20,11 @@ export interface Highlight {
   error?: string | null;
   sent?: Map<string, string>; // link id -> gradient label
   badges?: Map<string, string>; // item id -> small text (count, buffer)
+  released?: Set<string>; // item ids whose saved tensors a backward already freed
+  grads?: Map<string, string>; // item id -> its gradient line as of this step ("grad None")
 }
+
+const FLAGS = ["done", "ready", "current", "error", "released"];
 
 const LINE_H = 16;
 const PAD_Y = 8;
@@ -35,11 +39,7 @@ export class GraphCanvas {
   private layout: Layout | null = null;
   private layers: { links: SVGGElement; items: SVGGElement; badges: SVGGElement } | null = null;
   private drawnLinks = new Set<string>();
-  private want: { flags: Map<string, string>; badges: Map<string, string>; sent: Map<string, string> } = {
-    flags: new Map(),
-    badges: new Map(),
-    sent: new Map(),
-  };
+  private want: Want = emptyWant();
   private materializing: Promise<void> | null = null;
   private materializingFor = -1;
   private materializingToken: object | null = null;
@@ -49,6 +49,7 @@ export class GraphCanvas {
   private itemEls = new Map<string, SVGGElement>();
   private linkEls = new Map<string, { label: SVGTextElement; group: SVGGElement }>();
   private badgeEls = new Map<string, SVGTextElement>();
+  private gradEls = new Map<string, SVGTextElement>(); // item id -> its "grad ..." line
   private flags = new Map<string, string>(); // item id -> highlight classes now applied
   private sentNow = new Set<string>();
   private badgeNow = new Set<string>();
@@ -116,7 +117,8 @@ export class GraphCanvas {
     this.badgeNow.clear();
     this.drawnLinks.clear();
     this.layers = null;
-    this.want = { flags: new Map(), badges: new Map(), sent: new Map() };
+    this.want = emptyWant();
+    this.gradEls.clear();
   }
 
   /** Draws `layout`: the clusters, then the boxes and links in view, a limited number per
@@ -209,6 +211,8 @@ export class GraphCanvas {
       for (const cls of flags.split(" ")) el.classList.add(cls);
       this.flags.set(item.id, flags);
     }
+    const grad = this.want.grads.get(item.id);
+    if (grad !== undefined) this.setGradText(item.id, grad);
     const text = this.want.badges.get(item.id);
     if (text) {
       badge.textContent = text;
@@ -263,6 +267,11 @@ export class GraphCanvas {
     const lines = item.lines.map((line, i) =>
       s("text", { x: item.x, y: y + PAD_Y + 12 + (i + 1) * LINE_H, class: `line${line.includes("⚠") ? " warn" : ""}`, "text-anchor": "middle" }, line),
     );
+    const gradLine = lines.find((el) => el.textContent?.startsWith(GRAD_PREFIX));
+    if (gradLine) {
+      gradLine.classList.add("grad-line");
+      this.gradEls.set(item.id, gradLine);
+    }
     const accessible = [item.title, ...item.lines].join(", ");
     const group = s(
       "g",
@@ -294,6 +303,20 @@ export class GraphCanvas {
     return group;
   }
 
+  /** Rewrites an item's gradient line, and what a screen reader hears of the item with it. */
+  private setGradText(id: string, text: string): void {
+    const el = this.gradEls.get(id);
+    const group = this.itemEls.get(id);
+    const item = this.byId.get(id);
+    if (!el || !group || !item || el.textContent === text) return;
+    el.textContent = text;
+    const lines = item.lines.map((line) => (line.startsWith(GRAD_PREFIX) ? text : line));
+    const accessible = [item.title, ...lines].join(", ");
+    group.setAttribute("aria-label", accessible);
+    const title = group.querySelector("title");
+    if (title) title.textContent = accessible;
+  }
+
   select(id: string | null): void {
     if (this.selected) this.itemEls.get(this.selected)?.classList.remove("selected");
     this.selected = id;
@@ -307,15 +330,17 @@ export class GraphCanvas {
     const add = (id: string, cls: string) => next.set(id, next.has(id) ? `${next.get(id)} ${cls}` : cls);
     for (const id of hl.done ?? []) add(id, "done");
     for (const id of hl.ready ?? []) add(id, "ready");
+    for (const id of hl.released ?? []) add(id, "released");
     if (hl.current) add(hl.current, "current");
     if (hl.error) add(hl.error, "error");
-    this.want = { flags: next, badges: hl.badges ?? new Map(), sent: hl.sent ?? new Map() };
+    this.want = { flags: next, badges: hl.badges ?? new Map(), sent: hl.sent ?? new Map(), grads: hl.grads ?? new Map() };
+    for (const [id, text] of this.want.grads) this.setGradText(id, text);
     for (const id of new Set([...this.flags.keys(), ...next.keys()])) {
       const want = next.get(id) ?? "";
       if ((this.flags.get(id) ?? "") === want) continue;
       const el = this.itemEls.get(id);
       if (!el) continue;
-      for (const cls of ["done", "ready", "current", "error"]) el.classList.toggle(cls, want.split(" ").includes(cls));
+      for (const cls of FLAGS) el.classList.toggle(cls, want.split(" ").includes(cls));
       if (want) this.flags.set(id, want);
       else this.flags.delete(id);
     }
@@ -462,6 +487,17 @@ export class GraphCanvas {
       else if (e.key === "0") this.fit();
     });
   }
+}
+
+interface Want {
+  flags: Map<string, string>;
+  badges: Map<string, string>;
+  sent: Map<string, string>;
+  grads: Map<string, string>;
+}
+
+function emptyWant(): Want {
+  return { flags: new Map(), badges: new Map(), sent: new Map(), grads: new Map() };
 }
 
 function nextFrame(): Promise<void> {

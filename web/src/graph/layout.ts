@@ -7,7 +7,7 @@ import { formatBytes } from "../ui/dom";
 import type { Group, ViewGraph, ViewItem, ViewLink } from "./model";
 import type { LayoutRequest, LayoutResult, Point } from "./positions";
 import { formatCount, gt } from "./strings";
-import type { GraphData, GraphNode, GraphTensor, SavedTensor } from "./types";
+import type { GraphData, GraphNode, GraphTensor, SavedTensor, TensorValues } from "./types";
 import { formatShape, formatValues } from "./types";
 
 const CHAR_W = 7.4; // px per character of the 12px monospace font
@@ -62,9 +62,16 @@ function tensorTitle(t: GraphTensor): string {
   return t.name ?? gt(`role.${t.role}`);
 }
 
+/** A box's gradient line: "grad [5, 5]", or "grad None" (a trace step before it arrives). The
+ * canvas finds it by this prefix to rewrite it as a trace steps. */
+export function gradLine(grad: TensorValues | null): string {
+  return clip(`${GRAD_PREFIX}${grad ? formatValues(grad, 6) : "None"}`);
+}
+export const GRAD_PREFIX = "grad ";
+
 function tensorLines(t: GraphTensor): string[] {
   const lines = [`${formatShape(t.shape)} ${t.dtype}`, clip(`= ${formatValues(t.value, 6)}`)];
-  if (t.grad) lines.push(clip(`grad ${formatValues(t.grad, 6)}`));
+  if (t.grad) lines.push(gradLine(t.grad));
   return lines;
 }
 
@@ -72,10 +79,9 @@ function nodeLines(node: GraphNode, tensors: Map<string, GraphTensor>): string[]
   const lines: string[] = [];
   if (node.kind !== "function") return lines;
   const output = node.tensor ? tensors.get(node.tensor) : undefined;
-  if (output && output.role === "intermediate" && output.name) {
-    lines.push(`→ ${output.name}`);
-    if (output.grad) lines.push(clip(`grad ${formatValues(output.grad, 6)}`));
-  }
+  const named = output && output.role === "intermediate" && output.name ? `${output.name} ` : "";
+  if (node.output || named) lines.push(`→ ${named}${node.output ? formatShape(node.output.shape) : ""}`.trimEnd());
+  if (named && output?.grad) lines.push(gradLine(output.grad));
   lines.push(...node.saved.slice(0, MAX_SAVED_LINES).map(savedLine));
   if (node.saved.length > MAX_SAVED_LINES) lines.push(gt("saved.more", { n: node.saved.length - MAX_SAVED_LINES }));
   return lines;
@@ -86,7 +92,9 @@ function itemText(item: ViewItem, tensors: Map<string, GraphTensor>): { title: s
   if (item.tensor) return { title: tensorTitle(item.tensor), lines: tensorLines(item.tensor) };
   if (item.constOf) {
     const input = item.constOf.node.inputs[item.constOf.input_nr];
-    return { title: item.constOf.name ?? gt("const"), lines: [formatShape(input.shape)] };
+    // One way everywhere: "constant", then its name when the program gave it one.
+    const shape = formatShape(input.shape);
+    return { title: gt("role.constant"), lines: [item.constOf.name ? `${item.constOf.name} ${shape}` : shape] };
   }
   return groupText(item.group!, item.hidden ?? 0);
 }

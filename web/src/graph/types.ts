@@ -45,6 +45,7 @@ export interface GraphNode {
   name: string;
   label: string;
   doc: string | null;
+  output: { shape: number[]; dtype: string } | null; // what the node's forward produced
   tensor: string | null;
   inputs: GraphInput[];
   saved: SavedTensor[];
@@ -144,10 +145,18 @@ export interface TraceError {
 
 export type TraceEvent = TraceStart | TraceStep | TraceError;
 
+export interface TracePass {
+  index: number;
+  graph: GraphData; // as the pass found it: its tensors' grads before the pass
+  completed: boolean;
+  error: unknown;
+  grads: Record<string, TensorValues | null> | null; // every listed tensor's grad when it ended
+}
+
 export interface TraceData {
   version: number;
   kind: "trace";
-  passes: { index: number; graph: GraphData; completed: boolean; error: unknown }[];
+  passes: TracePass[];
   steps: TraceEvent[];
   error: { type: string; message: string; node: string | null } | null;
 }

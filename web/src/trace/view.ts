@@ -5,14 +5,16 @@
 
 import type { Highlight } from "../graph/canvas";
 import { GraphDrawing } from "../graph/drawing";
-import type { LayoutItem } from "../graph/layout";
+import { gradLine, type LayoutItem } from "../graph/layout";
 import { gt } from "../graph/strings";
 import {
   formatShape,
   formatValues,
   type GraphData,
+  type GraphTensor,
   type TraceData,
   type TraceEvent,
+  type TracePass,
   type TraceStart,
   type TraceStep,
   type TensorValues,
@@ -55,7 +57,7 @@ export class TraceView {
   private index = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
   private selected: LayoutItem | null = null;
-  private replayed = new Replay(null);
+  private replayed = new Replay(null, null);
   private labels = new Map<string, string>(); // node id -> label, for the pass graph
   private rows: HTMLTableRowElement[] = [];
   private currentRow: HTMLTableRowElement | null = null;
@@ -185,8 +187,20 @@ export class TraceView {
     );
   }
 
+  private get passData(): TracePass | null {
+    return this.data?.passes.find((p) => p.index === this.pass) ?? null;
+  }
+
   private get graph(): GraphData | null {
-    return this.data?.passes.find((p) => p.index === this.pass)?.graph ?? null;
+    return this.passData?.graph ?? null;
+  }
+
+  /** The pass graph as of the step shown: each tensor with the gradient it holds then. */
+  private stepGraph(): GraphData | null {
+    const graph = this.graph;
+    if (!graph) return null;
+    const grads = this.replayed.grads;
+    return { ...graph, tensors: graph.tensors.map((x) => ({ ...x, grad: grads.get(x.id) ?? null })) };
   }
 
   private choosePass(pass: number): void {
@@ -195,8 +209,10 @@ export class TraceView {
     this.frames = (this.data?.steps ?? []).filter((e) => e.pass === pass);
     const graph = this.graph;
     this.labels = new Map((graph?.nodes ?? []).map((n) => [n.id, n.label]));
-    this.replayed = new Replay(this.frames[0] ?? null);
-    if (graph) void this.drawing.show(graph);
+    this.replayed = new Replay(this.frames[0] ?? null, this.passData);
+    // Boxes are sized for the gradients the pass leaves; each step rewrites them as they stand.
+    const final = this.passData?.grads;
+    if (graph) void this.drawing.show({ ...graph, tensors: graph.tensors.map((x) => ({ ...x, grad: final?.[x.id] ?? x.grad })) });
     else this.drawing.reset();
     this.selected = null;
     this.index = 0;
@@ -368,17 +384,58 @@ export class TraceView {
     }
     const ready = event.kind === "start" ? event.ready : event.kind === "error" ? [] : event.ready;
     const current = event.kind === "start" || event.kind === "error" ? null : this.itemOf(event.node);
-    const doneItems = new Set<string>();
-    for (const id of done) doneItems.add(this.itemOf(id));
+    const error = event.kind === "error" && event.node ? this.itemOf(event.node) : null;
+    // A closed group holding the node at work lights up and names it.
+    const at = event.kind === "start" ? null : event.node;
+    const item = error ?? current;
+    if (at && item && item !== at) badges.set(item, `▶ ${this.label(at)}`);
+    const doneItems = this.wholeItems(done);
     if (current) doneItems.delete(current);
     return {
       current,
       ready: ready.map((id) => this.itemOf(id)),
       done: doneItems,
-      error: event.kind === "error" && event.node ? this.itemOf(event.node) : null,
+      released: this.wholeItems(this.replayed.released),
+      error,
       sent,
       badges,
+      grads: this.gradLines(),
     };
+  }
+
+  /** The drawn boxes all of whose nodes are in `nodes` (a group only once every member is). */
+  private wholeItems(nodes: Set<string>): Set<string> {
+    const count = new Map<string, number>();
+    for (const id of nodes) {
+      const item = this.itemOf(id);
+      count.set(item, (count.get(item) ?? 0) + 1);
+    }
+    const sizes = this.groupSizes();
+    return new Set([...count].filter(([item, n]) => n >= (sizes.get(item) ?? 1)).map(([item]) => item));
+  }
+
+  private sizesFor: unknown = null;
+  private sizes = new Map<string, number>();
+
+  private groupSizes(): Map<string, number> {
+    const view = this.drawing.view;
+    if (view !== this.sizesFor) {
+      this.sizesFor = view;
+      this.sizes = new Map();
+      for (const item of view?.itemOf.values() ?? []) this.sizes.set(item, (this.sizes.get(item) ?? 0) + 1);
+    }
+    return this.sizes;
+  }
+
+  /** Every box with a gradient line, with the gradient as of this step ("grad None" before). */
+  private gradLines(): Map<string, string> {
+    const lines = new Map<string, string>();
+    for (const tensor of this.graph?.tensors ?? []) {
+      const item = tensor.role === "intermediate" ? tensor.node : tensor.id;
+      if (!item || (tensor.role === "intermediate" && this.itemOf(item) !== item)) continue;
+      lines.set(item, gradLine(this.replayed.grads.get(tensor.id) ?? null));
+    }
+    return lines;
   }
 
   private renderState(): void {
@@ -415,7 +472,9 @@ export class TraceView {
       );
     }
     if (this.selected) {
-      this.state.append(h("hr"), ...describeItem(this.selected, this.graph));
+      const graph = this.stepGraph();
+      const tensor = this.selected.tensor && graph?.tensors.find((x) => x.id === this.selected?.tensor?.id);
+      this.state.append(h("hr"), ...describeItem(tensor ? { ...this.selected, tensor } : this.selected, graph));
     }
   }
 }
@@ -434,8 +493,17 @@ class Replay {
   buffers = new Map<string, TensorValues>();
   done = new Set<string>();
   waiting = new Set<string>(); // nodes whose count is above 0
+  grads = new Map<string, TensorValues | null>(); // tensor id -> its .grad after this step
+  released = new Set<string>(); // nodes whose saved tensors are freed
+  private readonly tensorOf = new Map<string, GraphTensor>(); // node id -> its leaf or retained tensor
 
-  constructor(private readonly start: TraceEvent | null) {
+  constructor(
+    private readonly start: TraceEvent | null,
+    private readonly pass: TracePass | null,
+  ) {
+    for (const x of pass?.graph.tensors ?? []) {
+      if (x.node && (x.role === "leaf" || x.retains_grad)) this.tensorOf.set(x.node, x);
+    }
     this.reset();
   }
 
@@ -445,6 +513,19 @@ class Replay {
     this.buffers = new Map();
     this.done = new Set();
     this.waiting = new Set([...this.counts].filter(([, c]) => c > 0).map(([id]) => id));
+    const graph = this.pass?.graph;
+    this.grads = new Map((graph?.tensors ?? []).map((x) => [x.id, x.grad]));
+    this.released = new Set((graph?.nodes ?? []).filter((n) => n.released).map((n) => n.id));
+  }
+
+  /** A leaf's .grad is written by its AccumulateGrad; a retained non-leaf's by its node's
+   * pre-hook (the value the pass left, as the events do not carry it). */
+  private write(event: TraceStep): void {
+    const tensor = this.tensorOf.get(event.node);
+    if (!tensor || event.kind !== "step") return;
+    if (tensor.role === "leaf") {
+      if (event.accumulated) this.grads.set(tensor.id, event.accumulated);
+    } else if (this.pass?.grads) this.grads.set(tensor.id, this.pass.grads[tensor.id] ?? null);
   }
 
   to(frames: TraceEvent[], index: number): void {
@@ -460,6 +541,8 @@ class Replay {
     this.buffers.delete(event.node);
     this.waiting.delete(event.node);
     this.done.add(event.node);
+    this.write(event);
+    if (event.released) this.released.add(event.node);
     for (const send of event.sends) {
       this.counts.set(send.to, send.count_after);
       if (send.buffer) this.buffers.set(send.to, send.buffer);
