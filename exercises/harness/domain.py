@@ -96,9 +96,11 @@ class Draw:
         self.label(f"size {kind}")
         return {"0": 0, "1": 1}.get(kind) or self.integer(2, n_max)
 
-    def shape(self, rank=None, max_rank: int = 4, n_max: int = 3, empty: bool = True) -> tuple:
+    def shape(self, rank=None, max_rank: int = 4, n_max: int = 3, empty: bool = True,
+              max_numel: int = 24) -> tuple:
         """A shape of ``rank`` (drawn from 0..max_rank when None), labelled ``rank r``; sizes 0
-        only when ``empty``."""
+        only when ``empty``; at most ``max_numel`` elements (the largest sizes shrink, never to
+        1, so the record stays small and every size class stays in)."""
         r = self.integer(0, max_rank) if rank is None else rank
         self.label(f"rank {r}")
         sizes = []
@@ -107,6 +109,9 @@ class Draw:
             while s == 0 and not empty:
                 s = self.size(n_max)
             sizes.append(s)
+        while math.prod(sizes) > max_numel:
+            i = max(range(len(sizes)), key=lambda k: sizes[k])
+            sizes[i] -= 1
         return tuple(sizes)
 
     def broadcast_pair(self, max_rank: int = 4, n_max: int = 3, empty: bool = True):
@@ -189,11 +194,13 @@ class Draw:
         return self.tensor(tuple(t.shape), t.dtype, mix=mix, layout=layout, positive=positive)
 
     # -- observed calls --------------------------------------------------------------------------
-    def call(self, what: str, fn, *args, **kwargs):
+    def call(self, what: str, fn, *args, watch=None, **kwargs):
         """Call ``fn``; record one step (its result or its exception, then the side effects on
-        every tensor among the arguments and the grad mode). Returns the result (None if raised)."""
-        watched = [a for a in list(args) + list(kwargs.values()) if isinstance(a, kael.Tensor)]
-        before = [_snapshot(t) for t in watched]
+        ``watch``, by default every tensor among the arguments, and the grad mode). Returns the
+        result (None if it raised)."""
+        watch = list(args) + list(kwargs.values()) if watch is None else list(watch)
+        watch = [a for a in watch if isinstance(a, kael.Tensor)]
+        before = [_snapshot(t) for t in watch]
         step = {"call": what}
         result = None
         try:
@@ -201,7 +208,7 @@ class Draw:
             step["result"] = observe(result)
         except Exception as exc:  # noqa: BLE001 - the learner's exception is an observation
             step["raised"] = self._raised(exc)
-        step["effects"] = _effects(watched, before)
+        step["effects"] = _effects(watch, before)
         self.steps.append(step)
         return result
 
@@ -225,10 +232,10 @@ class Draw:
         out = self.call(f"{what}.apply", cls.apply, *inputs)
         if isinstance(out, kael.Tensor) and out.requires_grad:
             g = grad_outputs if grad_outputs is not None else self.like(out, mix="ordinary")
-            self.call(f"{what} backward (engine)", _engine_backward, out, g, *inputs)
+            self.call(f"{what} backward (engine)", out.backward, g, watch=list(inputs))
         if direct:
-            g = grad_outputs if grad_outputs is not None else None
-            self.call(f"{what} backward (direct, test's ctx)", _direct, self, cls, inputs, g)
+            self.call(f"{what} backward (direct, test's ctx)", _direct, self, cls, inputs, grad_outputs,
+                      watch=list(inputs))
         return out
 
 
@@ -251,14 +258,9 @@ class _Ctx:
         return self._saved
 
 
-def _engine_backward(out, g, *inputs):
-    out.backward(g)
-    return None
-
-
 def _direct(d, cls, inputs, g):
     """forward(ctx, *inputs) then backward(ctx, g) with a ctx built here; grad mode off, as the
-    engine runs them."""
+    engine runs them. The gradients as a tuple: a lone tensor is one gradient, as for the engine."""
     ctx = _Ctx(tuple(isinstance(x, kael.Tensor) and x.requires_grad for x in inputs))
     with kael.no_grad():
         detached = [x.detach() if isinstance(x, kael.Tensor) else x for x in inputs]
@@ -266,7 +268,7 @@ def _direct(d, cls, inputs, g):
         if g is None:
             g = d.like(out, mix="ordinary")
         grads = cls.backward(ctx, g)
-    return grads
+    return grads if isinstance(grads, tuple) else (grads,)  # as the engine reads a backward
 
 
 def _laid_out(d, shape, dtype, mix, layout, positive):
@@ -301,24 +303,25 @@ def _type_name(t) -> str:
 
 
 def observe(value):
-    """Plain data that keeps everything a caller can see of ``value``: the exact type, a
-    tensor's dtype, shape, values (flat), requires_grad and grad_fn's name; a tuple is not a
-    list, an int not a float."""
+    """Plain data that keeps everything a caller can see of ``value``, compactly: a tensor is
+    ``["Tensor", dtype, shape, requires_grad, grad_fn's class name or None, flat values]``; a
+    number, str, bool or None ``[type name, value]``; a tuple, list or dict ``[type name, items]``
+    (a dict's items as ``[key, value]`` pairs); anything else ``[qualified type name]``. So a
+    tuple is not a list and an int not a float."""
     if isinstance(value, kael.Tensor):
         fn = value.grad_fn
-        return {"type": "Tensor", "dtype": value.dtype.name, "shape": list(value.shape),
-                "values": _flat(value), "requires_grad": bool(value.requires_grad),
-                "grad_fn": None if fn is None else type(fn).__name__}
+        return ["Tensor", value.dtype.name, list(value.shape), bool(value.requires_grad),
+                None if fn is None else type(fn).__name__, _flat(value)]
     t = type(value)
     if value is None or t in (bool, int, float, str):
-        return {"type": t.__name__, "value": value}
+        return [t.__name__, value]
     if t in (list, tuple):
-        return {"type": t.__name__, "items": [observe(v) for v in value]}
+        return [t.__name__, [observe(v) for v in value]]
     if t is dict:
-        return {"type": "dict", "items": [[observe(k), observe(v)] for k, v in value.items()]}
+        return ["dict", [[observe(k), observe(v)] for k, v in value.items()]]
     if t is kael.Size:
-        return {"type": "Size", "value": list(value)}
-    return {"type": _type_name(t)}
+        return ["Size", list(value)]
+    return [_type_name(t)]
 
 
 def _flat(t):
@@ -328,25 +331,25 @@ def _flat(t):
 
 
 def _snapshot(t):
-    return (_flat(t), t.grad, None if t.grad is None else _flat(t.grad), t.requires_grad)
+    return _flat(t), t.grad
 
 
 def _same(a: list, b: list) -> bool:
     return len(a) == len(b) and all(x == y or (x != x and y != y) for x, y in zip(a, b))
 
 
-def _effects(watched, before) -> dict:
-    """What a call changed: each tensor argument's values (changed or not), its ``.grad`` after,
-    its requires_grad, and the grad mode."""
-    tensors = []
-    for t, (values, grad, grad_values, requires_grad) in zip(watched, before):
-        now = _flat(t)
-        grad_now = t.grad
-        entry = {"changed": not _same(values, now), "requires_grad": bool(t.requires_grad)}
-        if grad_now is not None or grad is not None:
-            entry["grad"] = None if grad_now is None else observe(grad_now)
-        tensors.append(entry)
-    return {"tensors": tensors, "grad_enabled": bool(kael.is_grad_enabled())}
+def _effects(watched, before) -> list:
+    """What a call changed, compactly: ``[changed, requires_grad, grads, grad_enabled]``:
+    the indices of the watched tensors whose values changed, each one's requires_grad after,
+    ``{index: observe(.grad)}`` for those that have or had a ``.grad``, and the grad mode."""
+    changed, flags, grads = [], [], {}
+    for i, (t, (values, grad)) in enumerate(zip(watched, before)):
+        if not _same(values, _flat(t)):
+            changed.append(i)
+        flags.append(bool(t.requires_grad))
+        if t.grad is not None or grad is not None:
+            grads[str(i)] = None if t.grad is None else observe(t.grad)
+    return [changed, flags, grads, bool(kael.is_grad_enabled())]
 
 
 def describe(value) -> str:
@@ -354,8 +357,8 @@ def describe(value) -> str:
     if isinstance(value, kael.Tensor):
         layout = "" if value.is_contiguous() else f" strides {list(value.stride())}"
         text = repr(_flat(value))
-        if len(text) > 120:
-            text = text[:115] + " ...]"
+        if len(text) > 72:
+            text = text[:67] + " ...]"
         return f"{value.dtype.name}{list(value.shape)}{layout} {text}"
     return repr(value)[:120]
 

@@ -109,25 +109,28 @@ def _raised_difference(got, want):
 
 
 def _effects_difference(got, want, tol):
-    if type(got) is not dict:
+    """``got`` and ``want`` are ``[changed, requires_grad, grads, grad_enabled]`` (domain.py)."""
+    if type(got) is not list or len(got) != 4:
         return "side effects: not recorded"
-    if got.get("grad_enabled") != want.get("grad_enabled"):
-        return f"grad mode after the call: got {got.get('grad_enabled')}, expected {want.get('grad_enabled')}"
-    for j, (g, w) in enumerate(zip(got.get("tensors") or [], want["tensors"])):
-        if g.get("changed") != w.get("changed"):
-            return f"side effect on tensor argument {j + 1}: " + (
-                "its values were changed, expected them untouched" if g.get("changed")
-                else "its values were not changed, expected them to be")
-        if g.get("requires_grad") != w.get("requires_grad"):
-            return f"side effect on tensor argument {j + 1}: requires_grad {g.get('requires_grad')}, expected {w.get('requires_grad')}"
-        where = f"tensor argument {j + 1}'s .grad"
-        got_grad, want_grad = g.get("grad"), w.get("grad")
-        if (got_grad is None) != (want_grad is None):
-            return f"{where}: got {_kind(got_grad) if got_grad else 'None'}, expected {_kind(want_grad) if want_grad else 'None'}"
-        if want_grad is not None:
-            text = _value_difference(got_grad, want_grad, tol, where)
-            if text is not None:
-                return text
+    changed, flags, grads, enabled = got
+    want_changed, want_flags, want_grads, want_enabled = want
+    if enabled != want_enabled:
+        return f"grad mode after the call: got {enabled}, expected {want_enabled}"
+    for j in sorted(set(changed if type(changed) is list else []) ^ set(want_changed)):
+        return f"side effect on tensor argument {j + 1}: " + (
+            "its values were changed, expected them untouched" if j not in want_changed
+            else "its values were not changed, expected them to be")
+    if flags != want_flags:
+        return f"requires_grad of the tensor arguments after the call: got {flags}, expected {want_flags}"
+    grads = grads if type(grads) is dict else {}
+    for j in sorted(set(grads) | set(want_grads), key=int):
+        where = f"tensor argument {int(j) + 1}'s .grad"
+        g, w = grads.get(j), want_grads.get(j)
+        if (g is None) != (w is None):
+            return f"{where}: got {_kind(g)}, expected {_kind(w)}"
+        text = None if w is None else _value_difference(g, w, tol, where)
+        if text is not None:
+            return text
     return None
 
 
@@ -136,31 +139,42 @@ def _value_difference(got, want, tol, where):
     stack = [(where, got, want)]
     while stack:
         path, g, w = stack.pop()
-        if type(g) is not dict or g.get("type") != w.get("type"):
+        if type(g) is not list or not g or g[0] != w[0] or len(g) != len(w):
             return f"{path}: got {_kind(g)}, expected {_kind(w)}"
-        if w["type"] == "Tensor":
+        if w[0] == "Tensor":
             text = _tensor_difference(path, g, w, tol)
             if text is not None:
                 return text
-        elif "items" in w:
-            items = g.get("items")
-            if type(items) is not list or len(items) != len(w["items"]):
-                return f"{path}: got a {w['type']} of {_count(items)}, expected {len(w['items'])} items"
-            for k in range(len(w["items"]) - 1, -1, -1):
-                stack.append((f"{path}[{k}]", items[k], w["items"][k]))
-        elif "value" in w and not _equal(g.get("value"), w["value"], tol["float64"], 1.0):
-            return f"{path}: got {g.get('value')!r}, expected {w['value']!r}"
+        elif len(w) == 2 and type(w[1]) is list and w[0] in ("list", "tuple", "dict"):
+            items, want_items = g[1], w[1]
+            if type(items) is not list or len(items) != len(want_items):
+                return f"{path}: got a {w[0]} of {_count(items)}, expected {_count(want_items)}"
+            for k in range(len(want_items) - 1, -1, -1):
+                if w[0] == "dict":
+                    stack.append((f"{path} key {k}", _pair(items[k], 0), want_items[k][0]))
+                    stack.append((f"{path}[{k}]", _pair(items[k], 1), want_items[k][1]))
+                else:
+                    stack.append((f"{path}[{k}]", items[k], want_items[k]))
+        elif len(w) == 2 and not _equal(g[1], w[1], tol["float64"], 1.0):
+            return f"{path}: got {_kind(g)}, expected {_kind(w)}"
     return None
 
 
+def _pair(item, k):
+    return item[k] if type(item) is list and len(item) == 2 else None
+
+
+TENSOR_FIELDS = ("dtype", "shape", "requires_grad", "grad_fn")
+
+
 def _tensor_difference(path, g, w, tol):
-    for key in ("dtype", "shape", "requires_grad", "grad_fn"):
-        if g.get(key) != w.get(key):
-            return f"{path}'s {key}: got {g.get(key)!r}, expected {w.get(key)!r}"
-    values, want = g.get("values"), w["values"]
+    for k, key in enumerate(TENSOR_FIELDS, start=1):
+        if g[k] != w[k]:
+            return f"{path}'s {key}: got {g[k]!r}, expected {w[k]!r}"
+    values, want = g[5], w[5]
     if type(values) is not list or len(values) != len(want):
         return f"{path}'s values: not as many as the shape says"
-    rtol_atol = tol.get(w["dtype"], tol["float64"])
+    rtol_atol = tol.get(w[1], tol["float64"])
     scale = max([1.0] + [abs(v) for v in want if type(v) is float and math.isfinite(v)])
     for k, (a, e) in enumerate(zip(values, want)):
         if not _equal(a, e, rtol_atol, scale):
@@ -170,7 +184,7 @@ def _tensor_difference(path, g, w, tol):
 
 
 def _equal(a, e, rtol_atol, scale) -> bool:
-    if type(e) is float and type(a) in (int, float) and type(a) is not bool:
+    if type(e) is float and type(a) in (int, float):
         a = float(a)
         if math.isnan(e) or math.isnan(a):
             return math.isnan(e) and math.isnan(a)
@@ -187,13 +201,15 @@ def _num(x) -> str:
 
 
 def _kind(x) -> str:
-    if type(x) is not dict:
-        return "nothing"
-    if x.get("type") == "Tensor":
-        return f"a {x.get('dtype')} tensor of shape {x.get('shape')}"
-    if "value" in x:
-        return f"{x.get('type')} {x.get('value')!r}"
-    return str(x.get("type"))
+    if type(x) is not list or not x:
+        return "nothing" if x is None else "something else"
+    if x[0] == "Tensor" and len(x) == 6:
+        return f"a {x[1]} tensor of shape {x[2]}"
+    if len(x) == 2 and x[0] in ("list", "tuple", "dict") and type(x[1]) is list:
+        return f"a {x[0]} of {_count(x[1])}"
+    if len(x) == 2:
+        return f"{x[0]} {x[1]!r}"
+    return str(x[0])
 
 
 def _count(items) -> str:

@@ -89,11 +89,8 @@ def _record(*steps, classes=("rank 0",), tolerance=None):
             "tolerance": tolerance or {}}
 
 
-def _tensor(values, dtype="float32", shape=None, **extra):
-    out = {"type": "Tensor", "dtype": dtype, "shape": shape if shape is not None else [len(values)],
-           "values": values, "requires_grad": False, "grad_fn": None}
-    out.update(extra)
-    return out
+def _tensor(values, dtype="float32", shape=None, requires_grad=False):
+    return ["Tensor", dtype, shape if shape is not None else [len(values)], requires_grad, None, values]
 
 
 def _step(result=None, raised=None, changed=False, grad_enabled=True, grad=None):
@@ -102,10 +99,7 @@ def _step(result=None, raised=None, changed=False, grad_enabled=True, grad=None)
         step["raised"] = raised
     else:
         step["result"] = result
-    entry = {"changed": changed, "requires_grad": False}
-    if grad is not None:
-        entry["grad"] = grad
-    step["effects"] = {"tensors": [entry], "grad_enabled": grad_enabled}
+    step["effects"] = [[0] if changed else [], [False], {"0": grad} if grad is not None else {}, grad_enabled]
     return step
 
 
@@ -140,8 +134,9 @@ def test_the_absolute_tolerance_scales_with_the_tensor():
     (_tensor([1.0], "float64"), _tensor([1.0]), "dtype"),
     (_tensor([1.0], shape=[1, 1]), _tensor([1.0], shape=[1]), "shape"),
     (_tensor([1.0], requires_grad=True), _tensor([1.0]), "requires_grad"),
-    ({"type": "list", "items": []}, {"type": "tuple", "items": []}, "got list, expected tuple"),
-    ({"type": "float", "value": 2.0}, {"type": "int", "value": 2}, "got float 2.0, expected int 2"),
+    (["list", []], ["tuple", []], "got a list of 0 items, expected a tuple of 0 items"),
+    (["float", 2.0], ["int", 2], "got float 2.0, expected int 2"),
+    (["tuple", [["int", 1]]], ["tuple", [["int", 2]]], "the result[0]: got int 1, expected int 2"),
 ])
 def test_types_dtypes_and_shapes_are_exact(got, want, word):
     status, message = _compare(_step(got), _step(want))
