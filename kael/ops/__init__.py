@@ -18,5 +18,19 @@ from .shape import __all__ as _shape
 from .unary import *  # noqa: F401,F403
 from .unary import __all__ as _unary
 
+# issue 23 part B: ops PyTorch code reaches for
+from .cumulative import *  # noqa: F401,F403
+from .cumulative import __all__ as _cumulative
+from .gather import *  # noqa: F401,F403
+from .gather import __all__ as _gather
+from .products import *  # noqa: F401,F403
+from .products import __all__ as _products
+from .sort import *  # noqa: F401,F403
+from .sort import __all__ as _sort
+from .split import *  # noqa: F401,F403
+from .split import __all__ as _split
+from .triangular import *  # noqa: F401,F403
+from .triangular import __all__ as _triangular
+
 __all__ = ["sum_to", *_arithmetic, *_unary, *_indexing, *_loss, *_matmul, *_reduction, *_shape,
-           *_compare]
+           *_compare, *_cumulative, *_gather, *_products, *_sort, *_split, *_triangular]
