@@ -232,11 +232,25 @@ class Draw:
         out = self.call(f"{what}.apply", cls.apply, *inputs)
         if isinstance(out, kael.Tensor) and out.requires_grad:
             g = grad_outputs if grad_outputs is not None else self.like(out, mix="ordinary")
-            self.call(f"{what} backward (engine)", out.backward, g, watch=list(inputs))
+            self.call(f"{what} backward (engine)", out.backward, g, watch=_tensors(inputs))
         if direct:
             self.call(f"{what} backward (direct, test's ctx)", _direct, self, cls, inputs, grad_outputs,
-                      watch=list(inputs))
+                      watch=_tensors(inputs))
         return out
+
+
+    def sequence(self, what: str, cls, input_sets):
+        """Several forwards of ``cls`` (one per set of inputs, of different shapes) before any
+        backward, then their backwards through the engine in the other order: a Function that
+        keeps state on the class or in its module instead of in ``ctx`` gives the later forward's
+        state to the earlier backward. Labelled ``forwards before backwards``."""
+        self.label("forwards before backwards")
+        outs = [self.call(f"{what}.apply #{k + 1}", cls.apply, *xs) for k, xs in enumerate(input_sets)]
+        for k in range(len(outs) - 1, -1, -1):
+            if isinstance(outs[k], kael.Tensor) and outs[k].requires_grad:
+                g = self.like(outs[k], mix="ordinary")
+                self.call(f"{what} #{k + 1} backward (engine)", outs[k].backward, g, watch=input_sets[k])
+        return outs
 
 
 class _Ctx:
@@ -328,6 +342,11 @@ def _flat(t):
     with kael.no_grad():
         values = t.detach().contiguous().reshape(-1).tolist()
     return [v for v in values]
+
+
+def _tensors(values) -> list:
+    """The tensors among a Function's inputs (a dim, a size or an eps is not watched)."""
+    return [v for v in values if isinstance(v, kael.Tensor)]
 
 
 def _snapshot(t):
