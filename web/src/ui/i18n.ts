@@ -158,7 +158,7 @@ const en = {
   "test.error": "error",
 };
 
-type Key = keyof typeof en;
+export type Key = keyof typeof en;
 
 const zh: Record<Key, string> = {
   "app.title": "kael 练习场",
