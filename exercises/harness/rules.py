@@ -3,15 +3,16 @@
 Standalone on purpose (standard library only, no import from the harness package): the harness
 copies this file next to ``child.py`` in the task directory. ``.meta/config.json`` names them:
 
-    "rules": {"switch_off": ["kael.ops.arithmetic:Mul.backward", "kael.autograd.engine:*"],
-              "keep": ["kael.autograd.engine:set_tracer"],
+    "rules": {"switch_off": ["Mul.backward", "engine"], "keep": ["engine.set_tracer"],
               "no_recursion": true}
 
-* ``switch_off``: kael functions the exercise asks the learner to write. Each gets a body that
-  refuses (its code object is replaced, so every reference to it refuses, wherever it is kept);
-  ``module:*`` is every function defined in the module except those in ``keep``. The files of
-  those modules (source and compiled) cannot be opened, linked, or read by another process or
-  through ctypes, so no private copy can be loaded from disk.
+* ``switch_off``: kael functions the exercise asks the learner to write, by the ids kael declares
+  (``kael/switchable.py``). Each gets a body that refuses (its code object is replaced, so every
+  reference to it refuses, wherever it is kept); a module's id (``"engine"``) is every function
+  defined in it except those in ``keep``. The files of those modules cannot be opened, linked,
+  or read by another process or through ctypes. This is the second line, for a clear message:
+  the judge's sandbox runs on a copy of kael in which those functions' source and bytecode do
+  not exist (``server/grading/kaelcopy.py``), in one process with one thread.
 * ``no_nested_backward``: kael's backward pass refuses to start inside another one in the same
   thread (see ``refuse_nested_backward``), and inside a learner's backward no kael node runs or
   is recorded (``refuse_nodes_in_learner_backward``); its engine's file is blocked like a
@@ -150,12 +151,22 @@ del _judge_up
 """
 
 
-def switch_off(targets, keep=()):
-    """Give every target function a refusing body; return the files of their modules."""
+def resolve_ids(ids):
+    """``"module:qualname"`` of each id (``kael/switchable.py``: kael names what may be switched
+    off, so that moving an op inside kael cannot silently turn a rule off)."""
+    import importlib
+
+    table = importlib.import_module("kael.switchable")
+    return [table.target(i) for i in ids]
+
+
+def switch_off(ids, keep=()):
+    """Give every function ``ids`` name a refusing body; return the files of their modules."""
     import importlib
 
     files = set()
-    for target in targets:
+    keep = set(resolve_ids(keep))
+    for target in resolve_ids(ids):
         module_name, _, qualname = target.partition(":")
         module = importlib.import_module(module_name)
         files |= _module_files(module)

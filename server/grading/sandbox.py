@@ -36,6 +36,7 @@ from typing import Mapping
 
 from server.grading import rootfs, seccomp
 from server.grading.cgroup import CgroupManager
+from server.grading.kaelcopy import KaelTrees
 from server.grading.harness import Limits, RunResult, kill_group, run_process
 
 log = logging.getLogger("kael.server")
@@ -98,6 +99,7 @@ class SandboxRunner:
     private: Path
     cgroups: CgroupManager | None = None
     output_cap: int = 1024 * 1024
+    trees: KaelTrees | None = None  # kael without what a run's rules switch off (kaelcopy.py)
     tools: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -133,8 +135,20 @@ class SandboxRunner:
 
     # -- the command -----------------------------------------------------------------------------
 
+    def job_rules(self, task_dir: Path) -> dict:
+        """The exercise rules of the job in ``task_dir`` (``job.json``, written by the harness
+        before the run; the program inside cannot write there), or ``{}``."""
+        try:
+            rules = json.loads((Path(task_dir) / "job.json").read_text(encoding="utf-8")).get("rules")
+        except (OSError, ValueError, AttributeError):
+            return {}
+        return rules if type(rules) is dict else {}
+
+    def kael_dir(self, rules: dict) -> Path:
+        return self.trees.for_rules(rules) if self.trees else self.private / "kael"
+
     def bwrap_args(self, task_dir: Path, argv: list[str], env: Mapping[str, str] | None,
-                   filter_fd: int) -> list[str]:
+                   filter_fd: int, kael_dir: Path | None = None) -> list[str]:
         root = self.root
         args = [
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup",
@@ -142,7 +156,7 @@ class SandboxRunner:
             "--ro-bind", str(root / "usr"), "/usr", "--ro-bind", str(root / "lib64"), "/lib64",
             "--symlink", "usr/lib", "/lib", "--symlink", "usr/bin", "/bin",
             "--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", KAEL_MOUNT,
-            "--ro-bind", str(self.private / "kael"), f"{KAEL_MOUNT}/kael",
+            "--ro-bind", str(kael_dir or self.private / "kael"), f"{KAEL_MOUNT}/kael",
             "--ro-bind", str(task_dir), TASK_MOUNT,
             "--bind", str(root / "tmp"), "/tmp",
             "--proc", "/proc", "--dev", "/dev",
@@ -201,10 +215,11 @@ class SandboxRunner:
                 self._running.add(proc)
 
         try:
-            args = self.bwrap_args(Path(task_dir), list(argv), env, filter_r)
+            rules = self.job_rules(task_dir)
+            args = self.bwrap_args(Path(task_dir), list(argv), env, filter_r, self.kael_dir(rules))
             split = args.index("--")
             _feed(args_w, b"".join(a.encode() + b"\0" for a in args[:split]))
-            _feed(filter_w, seccomp.program())
+            _feed(filter_w, seccomp.program(single_process=bool(rules)))
             result = run_process(
                 self.command(args_r, args[split:]), limits, stdin=stdin, cwd="/",
                 env=self.wrapper_env(limits, group, tmp_size),

@@ -16,6 +16,8 @@ program needs and what would let a run escape, persist or talk to another run:
   ``RWF_NOWAIT`` flag is a residency probe): a page-cache channel between two runs;
 * ``clone`` that asks for a new namespace is killed; ``clone3`` fails with ENOSYS (its flags sit
   in memory a filter cannot read) and the C library falls back to ``clone``;
+* for a run with exercise rules, ``fork``, ``vfork`` and ``clone`` fail with EPERM: one process,
+  one thread (no second interpreter, no thread that runs kael's autograd unseen);
 * sockets other than Unix, IPv4 and IPv6 (netlink, packet, ...) fail with EAFNOSUPPORT.
 """
 
@@ -44,11 +46,17 @@ KILLED = (
 NAMESPACE_FLAGS = 0x7E020000  # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
 ALLOWED_FAMILIES = (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6)
 
+# With ``single_process`` (an exercise with rules): no new process and no new thread at all.
+# RLIMIT_NPROC cannot say this (it counts every process and thread of the slot's uid, the
+# reference's concurrent run included), the filter can: bwrap installs it after its last fork,
+# and setpriv and python only exec.
+NEW_TASKS = ("fork", "vfork", "clone")
+
 _lock = threading.Lock()
-_program: bytes | None = None
+_programs: dict[bool, bytes] = {}
 
 
-def build_filter():
+def build_filter(single_process: bool = False):
     import pyseccomp as sc
 
     f = sc.SyscallFilter(sc.ALLOW)
@@ -62,6 +70,9 @@ def build_filter():
         if NAMESPACE_FLAGS & flag:
             f.add_rule(sc.KILL_PROCESS, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
     f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    if single_process:
+        for name in NEW_TASKS:  # a namespace flag still kills (KILL outranks ERRNO)
+            f.add_rule(sc.ERRNO(errno.EPERM), name)
     refuse = sc.ERRNO(errno.EAFNOSUPPORT)
     for family in range(max(ALLOWED_FAMILIES)):
         if family not in ALLOWED_FAMILIES:
@@ -70,13 +81,12 @@ def build_filter():
     return f
 
 
-def program() -> bytes:
-    """The BPF program (built once per process)."""
-    global _program
+def program(single_process: bool = False) -> bytes:
+    """The BPF program (each variant built once per process)."""
     with _lock:
-        if _program is None:
+        if single_process not in _programs:
             with tempfile.TemporaryFile() as out:
-                build_filter().export_bpf(out)
+                build_filter(single_process).export_bpf(out)
                 out.seek(0)
-                _program = out.read()
-        return _program
+                _programs[single_process] = out.read()
+        return _programs[single_process]

@@ -15,6 +15,7 @@ from server.grading.pool import GradingPool
 from server.grading.report import grade_submission
 from server.grading import rootfs
 from server.grading.cgroup import CgroupManager
+from server.grading.kaelcopy import KaelTrees
 from server.grading.sandbox import SandboxError, SandboxRunner, self_test
 
 log = logging.getLogger("kael.server")
@@ -60,9 +61,11 @@ def make_runner_factory(settings: Settings):
         log.warning("no usable cgroups: each sandboxed run is bounded per process only "
                     "(RLIMIT_AS, RLIMIT_NPROC), not in total")
 
+    trees = KaelTrees(private)
+
     def make(slot: int) -> SandboxRunner:
         return SandboxRunner(uid=settings.sandbox_uid_base + slot, root=root, private=private,
-                             cgroups=cgroups, output_cap=settings.output_limit_bytes)
+                             cgroups=cgroups, output_cap=settings.output_limit_bytes, trees=trees)
 
     make.private = private  # removed by Grading.stop
     make.cgroups = cgroups

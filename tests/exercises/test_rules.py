@@ -71,7 +71,7 @@ _ESCAPES = textwrap.dedent("""
     import rules
     arithmetic = os.path.join(os.path.dirname(kael.__file__), "ops", "arithmetic.py")
     os.symlink(arithmetic, {link!r})  # made before the rules: opening it is refused
-    rules.enforce({{"switch_off": ["kael.ops.arithmetic:Mul.backward", "kael.autograd.engine:_fmt"],
+    rules.enforce({{"switch_off": ["Mul.backward", "engine.format_shape"],
                    "no_recursion": True, "no_nested_backward": True}})
     x = kael.tensor([1.0, 2.0], requires_grad=True)
     x.exp().sum().backward()  # what is not switched off still works
@@ -139,3 +139,26 @@ def test_the_nested_check_refuses_a_backward_in_another_thread_during_a_backward
     y.register_hook(inner_pass)
     run((y.sum(),), (None,))
     assert len(errors) == 1 and "cannot run inside your backward" in errors[0]
+
+
+def test_every_rule_id_in_the_exercises_names_a_function_kael_has():
+    """Issue 27.3: exercises name what they switch off by the ids kael declares
+    (kael/switchable.py); an id whose function moved or vanished fails here, not silently."""
+    import importlib
+    import json
+
+    from kael import switchable
+
+    used = set()
+    for config in sorted(EXERCISES.glob("*/.meta/config.json")):
+        exercise_rules = json.loads(config.read_text(encoding="utf-8")).get("rules") or {}
+        used |= set(exercise_rules.get("switch_off", ())) | set(exercise_rules.get("keep", ()))
+    assert used and used <= set(switchable.TARGETS), used - set(switchable.TARGETS)
+    for rule_id, target in switchable.TARGETS.items():
+        module_name, _, qualname = target.partition(":")
+        module = importlib.import_module(module_name)
+        if qualname == "*":
+            continue
+        assert isinstance(rules._resolve(module, qualname), types.FunctionType), rule_id
+    with pytest.raises(KeyError, match="unknown switchable id"):
+        rules.resolve_ids(["kael.ops._util:sum_to"])
