@@ -254,11 +254,16 @@ def _operand(d, kind, shape, dtype):
     return x
 
 
+def _inputs(d, name, dtype):
+    """The operands of one call of ``name``: one shape (operands have equal shapes here)."""
+    shape = d.shape()
+    return [_operand(d, kind, shape, dtype) for kind in OPERANDS[name]]
+
+
 def _forward_and_backwards(d, m, name, index):
     """One Function's forward on fresh operands, then its backward through the engine and
     directly with the test's ctx."""
-    shape, dtype = d.shape(), d.dtype()
-    xs = [_operand(d, kind, shape, dtype) for kind in OPERANDS[name]]
+    xs = _inputs(d, name, d.dtype())
     g = d.like(xs[0], mix=d.choice(("ordinary", "ordinary", "zeros", "ties")))
     return d.function_steps(f"{name} #{index}", getattr(m, name), xs, grad_outputs=g)
 
@@ -266,32 +271,17 @@ def _forward_and_backwards(d, m, name, index):
 @DOMAIN.case("functions", cases=360, classes=tuple(f"function {n}" for n in FUNCTIONS) + (
     "rank 0", "rank 4", "size 0", "size 1", "dtype float32", "dtype float64", "layout transposed",
     "layout stepped", "layout expanded", "values huge", "values tiny", "values nonfinite",
-    "values zeros", "values near ties", "constant operand", "two forwards before backwards"))
+    "values zeros", "values near ties", "constant operand", "forwards before backwards"))
 def functions_case(d, m):
     """One of the six Functions (each in turn): forward, backward through the engine, backward
-    with a ctx built here; a third of the time a second forward of another shape first, and the
+    with a ctx built here; a third of the time two forwards of different shapes first, and the
     backwards in the other order."""
     name = d.choice(FUNCTIONS, "function")
     if not d.chance(0.3):
         _forward_and_backwards(d, m, name, 1)
         return
-    d.label("two forwards before backwards")
-    shapes = [d.shape(), d.shape()]
     dtype = d.dtype()
-    runs = []
-    for k, shape in enumerate(shapes):
-        xs = [_operand(d, kind, shape, dtype) for kind in OPERANDS[name]]
-        out = d.call(f"{name}.apply #{k + 1}", getattr(m, name).apply, *xs)
-        runs.append((out, xs))
-    for k in (1, 0):
-        out, xs = runs[k]
-        if isinstance(out, kael.Tensor) and out.requires_grad:
-            g = d.like(out, mix="ordinary")
-            d.call(f"{name} #{k + 1} backward (engine)", _engine_backward, out, g, *xs)
-
-
-def _engine_backward(out, g, *inputs):
-    out.backward(g)
+    d.sequence(name, getattr(m, name), [_inputs(d, name, dtype) for _ in range(2)])
 
 
 def test_domain_functions(m):
