@@ -23,11 +23,13 @@ def make_moons(n, noise=0.1, seed=0):
 
 
 def train(points, labels):
-    """Train a small MLP on ``points`` [N, 2] and ``labels`` [N] and return it (any callable
-    model that ``predict`` understands). It is scored on fresh points: at least 95% right."""
+    """Train a small MLP on ``points`` [N, 2] and ``labels`` [N] and return it: the trained
+    ``kael.nn.Module``, whose ``model(points)`` gives the logits [N, 2]. It is scored on fresh
+    points: at least 95% right."""
     raise NotImplementedError("implement train(points, labels): an MLP, cross_entropy, an optimizer loop")
 
 
 def predict(model, points):
-    """The class (0 or 1) of each row of ``points``: an int64 tensor [N] (or a list of ints)."""
+    """The class (0 or 1) of each row of ``points``, the argmax of ``model(points)``: an int64
+    tensor [N] (or a list of ints)."""
     raise NotImplementedError("implement predict(model, points): argmax of the logits, without recording a graph")

@@ -104,3 +104,23 @@ def test_make_moons_defaults(m):
     """make_moons(4): noise 0.1 and seed 0 by default"""
     points, labels = m.make_moons(4)
     return [points.tolist(), labels.tolist()]
+
+
+def test_train_returns_a_trained_module(m):
+    """the model train returns is a kael.nn.Module with parameters, each with a .grad (trained by
+    backward); model(points) gives logits [N, 2] whose argmax is predict's answer, and the logits
+    are a differentiable function of the points (a nearest-neighbour lookup is not)"""
+    model = _mirrored_model(m)
+    fresh, _ = _moons(9, 0.1, 110)
+    points = (fresh * kael.tensor(MIRROR)).detach().requires_grad_()
+    params = list(model.parameters()) if isinstance(model, kael.nn.Module) else []
+    logits = model(points) if isinstance(model, kael.nn.Module) else None
+    shape = list(logits.shape) if isinstance(logits, kael.Tensor) else None
+    if shape == [9, 2] and logits.requires_grad:
+        (logits[:, 1] - logits[:, 0]).sum().backward()
+    moved = points.grad is not None and bool((points.grad.abs().sum() > 0).item())
+    with kael.no_grad():
+        argmax = logits.argmax(dim=1).tolist() if shape == [9, 2] else None
+    return [isinstance(model, kael.nn.Module), len(params) > 0,
+            all(p.grad is not None for p in params), shape,
+            argmax == _as_list(m.predict(model, points.detach())), moved]
