@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from .forward import ForwardRecording
 from .names import caller_frame, caller_names, merge_names
 from .memory import MemoryLog
 from .recorder import Trace
@@ -37,9 +38,9 @@ def get_display():
 def as_data(obj, params=None, max_values=MAX_VALUES) -> dict:
     """The dict ``show`` hands on: a trace's ``to_dict()``, a graph or trace dict unchanged, else
     ``graph(obj, params)`` for a tensor, a node or a list of them."""
-    if isinstance(obj, (Trace, MemoryLog)):
+    if isinstance(obj, (Trace, MemoryLog, ForwardRecording)):
         return obj.to_dict()
-    if isinstance(obj, dict) and obj.get("kind") in ("graph", "trace", "memory"):
+    if isinstance(obj, dict) and obj.get("kind") in ("graph", "trace", "memory", "forward"):
         return obj
     return graph(obj, params, max_values)
 
@@ -58,7 +59,7 @@ def show(obj, params=None, *, caller=None):
     With a display hook installed, calls ``hook(data)`` and returns what it returns; otherwise
     prints the graph as an indented tree (a trace as ADR 0005's table) and returns ``None``.
     """
-    if not isinstance(obj, (Trace, MemoryLog, dict)):
+    if not isinstance(obj, (Trace, MemoryLog, ForwardRecording, dict)):
         params = merge_names(params, caller_names(caller if caller is not None else caller_frame()))
     data = as_data(obj, params)
     if _display is not None:

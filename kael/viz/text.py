@@ -233,7 +233,21 @@ def to_text(data) -> str:
         return trace_text(data)
     if data.get("kind") == "memory":
         return memory_text(data)
+    if data.get("kind") == "forward":
+        return forward_text(data)
     return graph_text(data)
+
+
+def forward_text(data) -> str:
+    """A forward recording: one line per step, the line number, its new nodes, saved bytes."""
+    lines = []
+    for step in data["steps"]:
+        nodes = ", ".join(n["name"] for n in step["nodes"]) or "-"
+        names = ", ".join(f"{v['name']} {_fmt_shape(v['shape'])}" for v in step["locals"])
+        lines.append(f"{step['step']:>4}  line {step['line']:<4} new: {nodes}; held {step['held_bytes']} bytes; {names}")
+    if data["truncated"]:
+        lines.append(f"(cut after {data['max_steps']} steps, at line {data['stopped_at']})")
+    return "\n".join(lines)
 
 
 def memory_text(data) -> str:

@@ -13,6 +13,7 @@ import math
 from ..autograd.engine import gradient_edge
 from ..autograd.node import AccumulateGrad, Node
 from ..tensor import Tensor
+from .forward import recorded_at
 from .modules import module_entries, parameter_name
 
 __all__ = ["graph", "SCHEMA_VERSION", "MAX_VALUES", "tensor_data"]
@@ -306,7 +307,7 @@ def _outputs(order, tensors, root_nodes) -> dict:
     return out
 
 
-def _node_entry(node, nid, label, listed, edges, module_id, max_values, output) -> dict:
+def _node_entry(node, nid, label, listed, edges, module_id, max_values, output, recorded) -> dict:
     kind = "accumulate" if isinstance(node, AccumulateGrad) else "function"
     return {
         "id": nid,
@@ -315,6 +316,7 @@ def _node_entry(node, nid, label, listed, edges, module_id, max_values, output) 
         "label": label,
         "doc": _first_doc_line(node),
         "output": output,
+        "recorded": recorded(node),
         "tensor": listed.of_node.get(node),
         "inputs": _input_entries(node, nid, listed.ids, edges),
         "saved": _saved_entries(node, listed.storage_owner, max_values) if kind == "function" else [],
@@ -349,9 +351,11 @@ class Built:
         self.data, self.ids, self.tensors = data, ids, tensors
 
 
-def build(tensors, root_nodes, params=None, max_values=MAX_VALUES) -> Built:
+def build(tensors, root_nodes, params=None, max_values=MAX_VALUES, recorded=None) -> Built:
     """The graph of the roots; ``tensors[i]`` is the tensor of ``root_nodes[i]``, or ``None``
-    when only the node is known."""
+    when only the node is known. ``recorded(node)`` says where a forward recording saw the
+    node made (by default the active ``kael.viz.forward`` recording's marks)."""
+    recorded = recorded or recorded_at
     order = walk(root_nodes)
     ids = {node: f"n{i}" for i, node in enumerate(order)}
     names = _Names(params, ids)
@@ -362,7 +366,7 @@ def build(tensors, root_nodes, params=None, max_values=MAX_VALUES) -> Built:
     edges = []
     nodes = [
         _node_entry(node, ids[node], labels[node], listed, edges, module_ids.get(node), max_values,
-                    outputs.get(node))
+                    outputs.get(node), recorded)
         for node in order
     ]
     data = {

@@ -45,7 +45,8 @@ def events(tr, kind):
 
 GRAPH_KEYS = {"version", "kind", "roots", "nodes", "edges", "tensors", "modules", "totals"}
 NODE_KEYS = {
-    "id", "kind", "name", "label", "doc", "output", "tensor", "inputs", "saved", "released", "hooks", "module",
+    "id", "kind", "name", "label", "doc", "output", "recorded", "tensor", "inputs", "saved", "released", "hooks",
+    "module",
 }
 INPUT_KEYS = {"input_nr", "shape", "dtype", "node", "edge"}
 SAVED_KEYS = {
