@@ -24,6 +24,7 @@ from .dtype import float32, float64, int64
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops
 from .random import Generator, initial_seed, manual_seed, seed
+from .serialization import load, save
 from .tensor import Size, Storage, Tensor
 
 float = float32  # noqa: A001
@@ -37,7 +38,7 @@ __all__ = [
     "long", "get_default_dtype", "set_default_dtype", "backend_name", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled",
     "manual_seed", "seed", "initial_seed", "Generator", "autograd", "ops", "is_tensor",
-    *_creation, *_ops,
+    "save", "load", *_creation, *_ops,
 ]
 
 

@@ -802,7 +802,7 @@ class Tensor:
     def clamp_(self, min=None, max=None):
         return ops.inplace_clamp(self, min, max)
 
-    # --- issue 23 part B: methods of the ops in kael/ops/{split,gather,triangular,cumulative,sort,compare,products}.py
+    # --- issue 23 part B: methods of the ops in kael/ops/{split,gather,triangular,cumulative,sort,compare,products,sampling}.py
     def split(self, split_size, dim=0):
         return ops.split(self, split_size, dim)
 
@@ -889,94 +889,8 @@ class Tensor:
     def outer(self, other):
         return ops.outer(self, other)
 
-    # --- end of issue 23 part B block
-
-    # --- issue 23 part B: methods of the ops in kael/ops/{split,gather,triangular,cumulative,sort,compare,products}.py
-    def split(self, split_size, dim=0):
-        return ops.split(self, split_size, dim)
-
-    def chunk(self, chunks, dim=0):
-        return ops.chunk(self, chunks, dim)
-
-    def tensor_split(self, sections, dim=0):
-        return ops.tensor_split(self, sections, dim)
-
-    def unbind(self, dim=0):
-        return ops.unbind(self, dim)
-
-    def narrow(self, dim, start, length):
-        return ops.narrow(self, dim, start, length)
-
-    def gather(self, dim, index):
-        return ops.gather(self, dim, index)
-
-    def scatter(self, dim, index, src=None, value=None):
-        return ops.scatter(self, dim, index, src, value)
-
-    def scatter_add(self, dim, index, src):
-        return ops.scatter_add(self, dim, index, src)
-
-    def scatter_(self, dim, index, src=None, value=None):
-        return self.copy_(ops.scatter(self.detach(), dim, index, src, value))
-
-    def scatter_add_(self, dim, index, src):
-        return self.copy_(ops.scatter_add(self.detach(), dim, index, src))
-
-    def index_select(self, dim, index):
-        return ops.index_select(self, dim, index)
-
-    def masked_fill(self, mask, value):
-        return ops.masked_fill(self, mask, value)
-
-    def masked_fill_(self, mask, value):
-        ops.masked_fill(self.detach(), mask, value)  # PyTorch's checks of mask and value
-        self[mask.expand_as(self) if mask.shape != self.shape else mask] = value
-        return self
-
-    def tril(self, diagonal=0):
-        return ops.tril(self, diagonal)
-
-    def triu(self, diagonal=0):
-        return ops.triu(self, diagonal)
-
-    def cumsum(self, dim, dtype=None):
-        return ops.cumsum(self, dim, dtype)
-
-    def cumprod(self, dim, dtype=None):
-        return ops.cumprod(self, dim, dtype)
-
-    def prod(self, dim=None, keepdim=False, dtype=None):
-        return ops.prod(self, dim, keepdim, dtype)
-
-    def sort(self, dim=-1, descending=False, stable=False):
-        return ops.sort(self, dim, descending, stable)
-
-    def argsort(self, dim=-1, descending=False, stable=False):
-        return ops.argsort(self, dim, descending, stable)
-
-    def msort(self):
-        return ops.msort(self)
-
-    def topk(self, k, dim=-1, largest=True, sorted=True):
-        return ops.topk(self, k, dim, largest, sorted)
-
-    def flip(self, *dims):
-        return ops.flip(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
-
-    def equal(self, other):
-        return ops.equal(self, other)
-
-    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return ops.isclose(self, other, rtol, atol, equal_nan)
-
-    def bmm(self, other):
-        return ops.bmm(self, other)
-
-    def dot(self, other):
-        return ops.dot(self, other)
-
-    def outer(self, other):
-        return ops.outer(self, other)
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return ops.multinomial(self, num_samples, replacement, generator=generator)
 
     # --- end of issue 23 part B block
 

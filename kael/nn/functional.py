@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from ..creation import rand
+from .. import dtype as dt
+from ..creation import arange, rand
+from ..ops.gather import embedding as _embedding
+from ..ops.pad import pad  # noqa: F401  (re-exported)
 from ..ops import (  # noqa: F401  (re-exported)
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -22,7 +25,7 @@ from ..ops import (  # noqa: F401  (re-exported)
 __all__ = [
     "relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "mse_loss",
     "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-    "dropout", "leaky_relu",
+    "dropout", "leaky_relu", "one_hot", "pad", "normalize", "layer_norm", "embedding",
 ]
 
 
@@ -42,3 +45,50 @@ def dropout(x, p=0.5, training=True):
         return x * 0.0
     keep = (rand(x.shape) >= p).to(x.dtype)
     return x * keep / (1.0 - p)
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 rows with a 1 at each class index: shape ``tensor.shape + [num_classes]``
+    (``-1``: one more than the largest index)."""
+    if tensor.dtype is not dt.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(tensor.max().item()) + 1
+    if tensor.numel():
+        if tensor.min().item() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if tensor.max().item() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    return (tensor.unsqueeze(-1) == arange(num_classes)).long()
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    """``input / max(norm_p(input, dim), eps)``: unit vectors along ``dim``."""
+    return input / input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """(x - mean) / sqrt(var + eps) over the last ``len(normalized_shape)`` dims (biased
+    variance), then ``* weight + bias``."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape [*, {', '.join(map(str, shape))}], "
+            f"but got input of size{list(input.shape)}"
+        )
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    mean = input.mean(dims, keepdim=True)
+    var = input.var(dims, keepdim=True, unbiased=False)
+    out = (input - mean) * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def embedding(input, weight, padding_idx=None):
+    """The rows of ``weight`` at the indices ``input``."""
+    return _embedding(input, weight, padding_idx)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from ..creation import empty
+from ..autograd.grad_mode import no_grad
+from ..creation import empty, ones, zeros
 from . import functional as F
 from . import init
 from .module import Module
@@ -13,6 +14,7 @@ from .parameter import Parameter
 __all__ = [
     "Linear", "ReLU", "Tanh", "Sigmoid", "GELU", "SiLU", "LeakyReLU", "Identity", "Dropout",
     "Softmax", "LogSoftmax", "Flatten", "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss",
+    "LayerNorm", "Embedding",
 ]
 
 
@@ -161,3 +163,53 @@ class NLLLoss(CrossEntropyLoss):
 class BCEWithLogitsLoss(_Loss):
     def forward(self, input, target):
         return F.binary_cross_entropy_with_logits(input, target, self.reduction)
+
+
+class LayerNorm(Module):
+    """Normalize over the last dims (``normalized_shape``), then scale by ``weight`` (ones) and
+    shift by ``bias`` (zeros)."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, dtype=None):
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
+        self.weight = Parameter(ones(*shape, dtype=dtype)) if elementwise_affine else None
+        self.bias = Parameter(zeros(*shape, dtype=dtype)) if elementwise_affine and bias else None
+        for name in ("weight", "bias"):
+            if getattr(self, name) is None:
+                self.register_parameter(name, None)
+
+    def forward(self, x):
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
+
+
+class Embedding(Module):
+    """A table of ``num_embeddings`` vectors of size ``embedding_dim`` (initialised from N(0, 1));
+    ``forward(idx)`` looks rows up. ``padding_idx``'s row starts at zero and gets no gradient."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, dtype=None):
+        super().__init__()
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
+        self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
+        self.weight = Parameter(empty(num_embeddings, embedding_dim, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
+
+    def forward(self, idx):
+        return F.embedding(idx, self.weight, self.padding_idx)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        return s if self.padding_idx is None else s + f", padding_idx={self.padding_idx}"

@@ -25,6 +25,8 @@ from .gather import *  # noqa: F401,F403
 from .gather import __all__ as _gather
 from .products import *  # noqa: F401,F403
 from .products import __all__ as _products
+from .sampling import *  # noqa: F401,F403
+from .sampling import __all__ as _sampling
 from .sort import *  # noqa: F401,F403
 from .sort import __all__ as _sort
 from .split import *  # noqa: F401,F403
@@ -33,4 +35,4 @@ from .triangular import *  # noqa: F401,F403
 from .triangular import __all__ as _triangular
 
 __all__ = ["sum_to", *_arithmetic, *_unary, *_indexing, *_loss, *_matmul, *_reduction, *_shape,
-           *_compare, *_cumulative, *_gather, *_products, *_sort, *_split, *_triangular]
+           *_compare, *_cumulative, *_gather, *_products, *_sampling, *_sort, *_split, *_triangular]

@@ -13,7 +13,7 @@ from ..tensor import B, Tensor, _wrap
 from ._util import norm_dim
 from .reduction import _take_key
 
-__all__ = ["gather", "scatter", "scatter_add", "index_select", "masked_fill"]
+__all__ = ["gather", "scatter", "scatter_add", "index_select", "masked_fill"]  # embedding: kael.nn.functional
 
 
 def _check_index(name, x, dim, idx, same_ndim=True):
@@ -170,3 +170,41 @@ def masked_fill(x: Tensor, mask: Tensor, value) -> Tensor:
     mask_arr = B.expand(mask._data, x.shape)
     return MaskedFill.apply(x, value, mask=mask_arr)
 
+
+
+class Embedding(Function):
+    """y = weight[idx] (one row per index);  dweight = g's rows added at idx, none at padding_idx"""
+
+    @staticmethod
+    def forward(ctx, weight, idx=None, padding_idx=None):
+        ctx.idx, ctx.padding_idx = idx._data, padding_idx
+        return B.getitem(weight._data, (ctx.idx,))
+
+    @staticmethod
+    def backward(ctx, g):
+        ni = ctx.inputs[0]
+        out = B.full(ni.shape, 0, g.dtype)
+        B.index_add_(out, (ctx.idx,), g._data)
+        if ctx.padding_idx is not None:
+            B.setitem(out, (ctx.padding_idx,), B.full((), 0, g.dtype))
+        return _wrap(out)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx=None) -> Tensor:
+    """The rows of ``weight`` [num_embeddings, dim] at the int64 indices ``input`` (any shape):
+    a tensor of shape ``input.shape + [dim]``. ``padding_idx``'s row gets no gradient."""
+    if not isinstance(input, Tensor) or input.dtype is not dt.int64:
+        got = input.type() if isinstance(input, Tensor) else type(input).__name__
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+            f"but got {got} instead (while checking arguments for embedding)"
+        )
+    n = weight.shape[0]
+    if input.numel():
+        every = tuple(range(input.ndim))
+        lo, hi = B.item(B.amin(input._data, every, False)), B.item(B.amax(input._data, every, False))
+        if lo < 0 or hi >= n:
+            raise IndexError("index out of range in self")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += n
+    return Embedding.apply(weight, idx=input, padding_idx=padding_idx)
