@@ -53,11 +53,11 @@ class AsStrided(kael.autograd.Function):
         ctx.positions = positions
         ctx.shape = x.shape
         ctx.numel = x.numel()
-        return x.reshape(-1)[kael.tensor(positions)].reshape(size)
+        return x.reshape(-1)[kael.tensor(positions, dtype=kael.int64)].reshape(size)
 
     @staticmethod
     def backward(ctx, g):
-        onehot = kael.eye(ctx.numel, dtype=g.dtype)[kael.tensor(ctx.positions)]
+        onehot = kael.eye(ctx.numel, dtype=g.dtype)[kael.tensor(ctx.positions, dtype=kael.int64)]
         flat = g.reshape(-1) @ onehot  # row p of onehot adds g's p-th element to its position
         return flat.reshape(ctx.shape), None, None, None
 
