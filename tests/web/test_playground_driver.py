@@ -42,7 +42,7 @@ def driver(emitted, monkeypatch):
 
 
 def run(driver, code):
-    return json.loads(driver.run(code))
+    return json.loads(driver.run(json.dumps({"code": code})))
 
 
 def test_last_expression_is_the_result_and_prints_stream(driver, capsys):
@@ -125,6 +125,20 @@ def test_plot_and_progress_stream_points(driver, emitted):
     ]
 
 
+def test_display_sends_a_kind_of_its_own_to_the_page(driver, emitted):
+    # A new panel's kind needs no list to be added to: the page's panels pick the kinds they draw.
+    run(driver, "import playground\nplayground.display('histogram', {'counts': [1, 2]}, title='h')\n"
+                "playground.display('bare', [3])")
+    assert emitted == [("histogram", {"data": {"counts": [1, 2]}, "title": "h"}), ("bare", {"data": [3]})]
+
+
+@pytest.mark.parametrize("kind", ["", "Histogram", "has space", "x" * 41, 3])
+def test_display_refuses_a_kind_that_is_not_a_name(driver, emitted, kind):
+    result = run(driver, f"import playground\nplayground.display({kind!r}, 1)")
+    assert result["ok"] is False and result["error"]["type"] == "ValueError"
+    assert "display kind" in result["error"]["message"] and emitted == []
+
+
 def test_public_tests_run_in_process_with_the_harness(driver, monkeypatch):
     tests_module = sys.modules["playground_tests"]
     monkeypatch.setattr(tests_module, "HARNESS_ROOT", str(REPO / "exercises"))
@@ -143,3 +157,56 @@ def test_public_tests_run_in_process_with_the_harness(driver, monkeypatch):
     reference = json.loads(driver.run_tests(json.dumps({**request, "code": (folder / ".meta" / "reference.py").read_text()})))
     assert reference["report"]["verdict"] == "Accepted", reference
     assert reference["report"]["graded"] is False  # in-process: feedback only
+
+
+INPLACE = """import kael
+x = kael.tensor([1.0, 2.0, 3.0], requires_grad=True)
+w = kael.tensor([0.5, -1.0, 2.0])
+y = x * w
+w.mul_(2)
+loss = y.sum()
+loss.backward()
+"""
+
+
+def test_inplace_error_marks_the_saved_modified_and_backward_lines(driver):
+    import kael.autograd
+
+    result = run(driver, INPLACE)
+    error = result["error"]
+    assert error["lineno"] == 7
+    assert [(m["line"], m["kind"]) for m in error["marks"]] == [(4, "saved"), (5, "modified"), (7, "backward")]
+    assert {(m["node"], m["saved_version"], m["version"]) for m in error["marks"][::2]} == {("MulBackward", 0, 1)}
+    assert kael.autograd.is_detect_source_enabled() is False  # the run's setting does not outlive it
+
+
+def test_detect_source_off_leaves_only_the_backward_line(driver):
+    result = json.loads(driver.run(json.dumps({"code": INPLACE, "detect_source": False})))
+    assert [(m["line"], m["kind"]) for m in result["error"]["marks"]] == [(7, "backward")]
+    assert "at line" not in result["error"]["message"]
+
+
+def test_other_errors_mark_nothing(driver):
+    assert run(driver, "x = 1\n1 / 0\n")["error"]["marks"] == []
+
+
+def test_record_forward_emits_the_steps_and_the_backward_trace_on_one_graph(driver, emitted):
+    source = INPLACE.replace("w.mul_(2)\n", "")
+    result = json.loads(driver.run(json.dumps({"code": source, "record_forward": True})))
+    assert result["ok"], result
+    forward = [payload["data"] for kind, payload in emitted if kind == "forward"]
+    assert len(forward) == 1
+    doc = forward[0]
+    assert [s["line"] for s in doc["steps"]] == [1, 2, 3, 4, 5, 6]
+    assert doc["stopped"] is False and doc["truncated"] is False
+    graph = doc["trace"]["passes"][0]["graph"]
+    assert {n["label"]: n["recorded"]["line"] for n in graph["nodes"]} == {
+        "SumBackward": 5, "MulBackward": 4, "AccumulateGrad": 4}
+    assert next(t for t in graph["tensors"] if t["role"] == "leaf")["name"] == "x"  # the program's names
+
+
+def test_record_forward_cuts_a_long_loop_with_a_note(driver, emitted):
+    source = "import kael\ny = kael.ones(2, requires_grad=True)\nfor i in range(1000):\n    y = y * 1.0\n"
+    json.loads(driver.run(json.dumps({"code": source, "record_forward": True})))
+    doc = next(payload["data"] for kind, payload in emitted if kind == "forward")
+    assert len(doc["steps"]) == driver.MAX_FORWARD_STEPS and doc["truncated"] is True

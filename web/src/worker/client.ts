@@ -3,7 +3,18 @@
 // never reject.
 
 import type { Urls } from "../config";
-import type { Display, FromWorker, PyError, RunOutcome, Stage, TestReport, TestRunRequest, ToWorker } from "./protocol";
+import {
+  DEFAULT_RUN_OPTIONS,
+  type Display,
+  type FromWorker,
+  type PyError,
+  type RunOptions,
+  type RunOutcome,
+  type Stage,
+  type TestReport,
+  type TestRunRequest,
+  type ToWorker,
+} from "./protocol";
 
 export type RuntimeState =
   | { phase: "loading"; stage: Stage; startedAt: number; stages: StageTimes }
@@ -71,14 +82,14 @@ export class PyodideClient {
     this.spawn();
   }
 
-  run(code: string): Promise<RunOutcome> {
+  run(code: string, options: RunOptions = DEFAULT_RUN_OPTIONS): Promise<RunOutcome> {
     return new Promise((resolve) => {
       const refusal = this.refuse();
       if (refusal) return resolve({ ok: false, error: refusal, durationMs: 0 });
       const id = this.nextId++;
       this.pending = { kind: "run", id, resolve, started: performance.now() };
       this.setRunning();
-      this.post({ type: "run", id, code });
+      this.post({ type: "run", id, code, options });
     });
   }
 

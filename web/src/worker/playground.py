@@ -16,6 +16,7 @@ import ast
 import json
 import linecache
 import math
+import re
 import sys
 import time
 import traceback
@@ -26,7 +27,9 @@ import _kael_worker  # registered by worker.ts: emit(kind, json_text)
 FILENAME = "main.py"
 # The display kinds the page draws, shared with protocol.ts (the worker writes the file here).
 KIND: dict[str, str] = json.loads(Path(__file__).with_name("display_kinds.json").read_text())
-__all__ = ["plot", "progress", "show"]
+__all__ = ["display", "plot", "progress", "show"]
+# What worker.ts accepts as a kind (its DISPLAY_KIND_NAME).
+_KIND_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 
 
 def _emit(kind: str, payload: dict) -> None:
@@ -61,6 +64,17 @@ def progress(value, total, label: str = "") -> None:
     _emit(KIND["progress"], {"value": float(value), "total": float(total), "label": str(label)})
 
 
+def display(kind: str, data, title: str | None = None) -> None:
+    """Send `data` (JSON data) to the page's panel that draws `kind`: each panel in
+    web/src/panels/ names the kinds it draws, and a kind no panel draws is drawn nowhere."""
+    if not isinstance(kind, str) or not _KIND_NAME.fullmatch(kind):
+        raise ValueError(f"a display kind is a lower-case name of up to 40 letters, digits, '_' or '-', not {kind!r}")
+    payload = {"data": data}
+    if title is not None:
+        payload["title"] = str(title)
+    _emit(kind, payload)
+
+
 def show(obj, params=None) -> None:
     """Draw a graph (tensor, node, list of them) or a trace on the page: kael.viz.show."""
     import kael.viz
@@ -73,11 +87,8 @@ def show(obj, params=None) -> None:
 
 
 def _display(document: dict) -> None:
-    """kael.viz's display hook: a graph or trace document (kael/viz/SCHEMA.md) to the page."""
-    kind = document.get("kind")
-    if kind not in (KIND["graph"], KIND["trace"], KIND["memory"]):
-        raise ValueError(f"kael.viz.show gave a document of unknown kind {kind!r}")
-    _emit(kind, {"data": document})
+    """kael.viz's display hook: a document (kael/viz/SCHEMA.md) to the panel of its kind."""
+    display(document.get("kind"), document)
 
 
 def install_display_hook() -> bool:
@@ -112,6 +123,39 @@ def _split_last_expression(code: str):
     return compile(tree, FILENAME, "exec"), None
 
 
+_SAVED_AT = re.compile(r"saved by (\w+) at line (\d+): ")
+_MODIFIED_AT = re.compile(r"modified at line (\d+): ")
+_VERSIONS = re.compile(r"expected version (\d+), got (\d+)")
+
+
+def _in_program(message: str, lineno: int) -> bool:
+    """kael names a line as ``line N: text``; it is the editor's line N when the text is that."""
+    text = linecache.getline(FILENAME, lineno).strip()
+    return bool(text) and f"line {lineno}: {text}" in message
+
+
+def _version_marks(exc: BaseException, lineno: int | None) -> list:
+    """The in-place version error's three lines, where kael named them (set_detect_source):
+    where the tensor was saved, where it was modified in place, and the backward that found it
+    stale. ``[]`` for any other error."""
+    message = str(exc)
+    versions = _VERSIONS.search(message)
+    if not isinstance(exc, RuntimeError) or versions is None:
+        return []
+    saved_version, version = int(versions.group(1)), int(versions.group(2))
+    detail = {"saved_version": saved_version, "version": version}
+    marks = []
+    saved = _SAVED_AT.search(message)
+    if saved and _in_program(message, int(saved.group(2))):
+        marks.append({"line": int(saved.group(2)), "kind": "saved", "node": saved.group(1), **detail})
+    modified = _MODIFIED_AT.search(message)
+    if modified and _in_program(message, int(modified.group(1))):
+        marks.append({"line": int(modified.group(1)), "kind": "modified", "node": None, **detail})
+    if lineno is not None:
+        marks.append({"line": lineno, "kind": "backward", "node": saved.group(1) if saved else None, **detail})
+    return marks
+
+
 def _error_data(exc: BaseException) -> dict:
     tb = exc.__traceback__
     # Drop this module's own frames: the learner's traceback starts at their code.
@@ -135,6 +179,7 @@ def _error_data(exc: BaseException) -> dict:
         "traceback": "".join(te.format()),
         "frames": frames,
         "lineno": lineno,
+        "marks": _version_marks(exc, lineno),
     }
 
 
@@ -155,18 +200,76 @@ def _auto_show(value, namespace=None) -> None:
             pass
 
 
-def run(code: str) -> str:
-    """Run the editor's code as __main__; the last expression's repr is the result."""
+def _detect_source(on: bool) -> bool:
+    """kael names the lines of an in-place version error (saved here, modified here) when on;
+    returns the previous setting."""
+    try:
+        from kael.autograd import set_detect_source
+    except ImportError:
+        return False
+    return set_detect_source(on)
+
+
+MAX_FORWARD_STEPS = 1000  # lines the stepper lists; a longer run is cut, with a note
+
+
+class _Recording:
+    """The stepper's recording of one run: the learner's lines (kael.viz.forward) and every
+    backward pass they run (kael.viz.trace), emitted as one document when the run ends."""
+
+    def __init__(self, namespace: dict):
+        import types
+
+        import kael.viz
+
+        # The trace names tensors from the program's own variables, as show() does.
+        scope = types.SimpleNamespace(f_locals=namespace, f_globals=namespace)
+        self.trace = kael.viz.trace(caller=scope)
+        self.forward = kael.viz.forward(FILENAME, max_steps=MAX_FORWARD_STEPS)
+
+    def __enter__(self):
+        self.trace.__enter__()
+        self.forward.__enter__()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.forward.__exit__(exc_type, exc, tb)
+        self.trace.__exit__(exc_type, exc, tb)
+        document = self.forward.to_dict()
+        document["trace"] = self.trace.to_dict() if self.trace.passes else None
+        document["stopped"] = exc_type is KeyboardInterrupt
+        _emit(KIND["forward"], {"data": document})
+        return False
+
+
+def _execute(code: str, namespace: dict):
+    body, last = _split_last_expression(code)
+    exec(body, namespace)
+    return eval(last, namespace) if last is not None else None
+
+
+def _fresh_main() -> dict:
+    namespace = sys.modules["__main__"].__dict__
+    namespace.clear()
+    namespace.update({"__name__": "__main__", "__file__": FILENAME})
+    return namespace
+
+
+def run(request_json: str) -> str:
+    """Run the editor's code as __main__; the last expression's repr is the result. The request:
+    ``{"code", "detect_source": true, "record_forward": false}``."""
+    request = json.loads(request_json)
+    code = request["code"]
     started = time.perf_counter()
     _remember_source(code)
-    namespace = {"__name__": "__main__", "__file__": FILENAME}
-    sys.modules["__main__"].__dict__.clear()
-    sys.modules["__main__"].__dict__.update(namespace)
-    namespace = sys.modules["__main__"].__dict__
+    namespace = _fresh_main()
+    previous = _detect_source(request.get("detect_source", True))
     try:
-        body, last = _split_last_expression(code)
-        exec(body, namespace)
-        value = eval(last, namespace) if last is not None else None
+        if request.get("record_forward"):
+            with _Recording(namespace):
+                value = _execute(code, namespace)
+        else:
+            value = _execute(code, namespace)
         shown = None
         if value is not None:
             shown = repr(value)
@@ -175,6 +278,7 @@ def run(code: str) -> str:
     except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt and SystemExit are data too
         result = {"ok": False, "error": _error_data(exc)}
     finally:
+        _detect_source(previous)
         sys.stdout.flush()
         sys.stderr.flush()
     result["duration_ms"] = (time.perf_counter() - started) * 1000

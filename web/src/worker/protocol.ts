@@ -4,8 +4,10 @@
 import kinds from "./display_kinds.json";
 
 /**
- * The display kinds, one list for TypeScript and Python: playground.py reads the same
- * display_kinds.json (the worker writes it next to playground.py).
+ * The kinds the playground itself draws, named once for TypeScript and Python: playground.py
+ * reads the same display_kinds.json (the worker writes it next to playground.py). The kinds are
+ * open: a panel may draw a kind of its own (`playground.display(kind, data)` or a kael.viz
+ * document's "kind"), named only in its own file under web/src/panels/.
  */
 export const DISPLAY_KIND = kinds as { readonly [K in keyof typeof kinds]: K };
 export type DisplayKind = keyof typeof kinds;
@@ -35,11 +37,20 @@ export interface TestRunRequest {
   files: VirtualFile[]; // the harness package, written before the run
 }
 
+/** How a run goes: kael naming the lines of an in-place error (set_detect_source), and the
+ * forward pass recorded line by line for the stepper (kael.viz.forward). */
+export interface RunOptions {
+  detectSource: boolean;
+  recordForward: boolean;
+}
+
+export const DEFAULT_RUN_OPTIONS: RunOptions = { detectSource: true, recordForward: false };
+
 // ------------------------------------------------------------------------------ page -> worker
 
 export type ToWorker =
   | { type: "init"; id: number; config: InitConfig }
-  | { type: "run"; id: number; code: string }
+  | { type: "run"; id: number; code: string; options: RunOptions }
   | { type: "run_tests"; id: number; request: TestRunRequest };
 
 // ------------------------------------------------------------------------------ worker -> page
@@ -51,21 +62,36 @@ export interface PyFrame {
   line: string;
 }
 
+/** A line of the program an error involves, besides the one it was raised at: the in-place
+ * version error's "saved here" and "modified here", and its "backward here". */
+export interface SourceMark {
+  line: number;
+  kind: "saved" | "modified" | "backward";
+  node: string | null; // the node that saved the tensor ("MulBackward")
+  saved_version: number;
+  version: number;
+}
+
 export interface PyError {
   type: string; // the Python class name, e.g. "KeyboardInterrupt"
   message: string;
   traceback: string; // formatted like CPython prints it
   frames: PyFrame[]; // the user's frames and library frames below them
   lineno: number | null; // the line in the editor where it happened, when known
+  marks?: SourceMark[]; // other lines it involves (absent in errors made outside Python)
 }
 
-/** Things user code asks the page to draw, emitted while it runs. */
-export type Display =
-  | { kind: typeof DISPLAY_KIND.graph; data: unknown; title?: string }
-  | { kind: typeof DISPLAY_KIND.trace; data: unknown; title?: string }
-  | { kind: typeof DISPLAY_KIND.memory; data: unknown; title?: string }
-  | { kind: typeof DISPLAY_KIND.plot; series: string; x: number; y: number; xlabel?: string }
-  | { kind: typeof DISPLAY_KIND.progress; value: number; total: number; label?: string };
+/**
+ * Something user code asks the page to draw, emitted while it runs: a kind, and what
+ * playground.py sent with it (a document under `data`, a plot's point as fields). Every panel is
+ * offered every display and checks the shape of the kinds it draws (web/src/panels/).
+ */
+export interface Display {
+  kind: string;
+  data?: unknown;
+  title?: string;
+  [field: string]: unknown;
+}
 
 /** One test in the harness's report (exercises/harness/report.py); the server sends the same. */
 export interface TestCaseReport {

@@ -3,7 +3,15 @@
 // the one place that creates it and talks to it.
 
 import type { PyodideAPI } from "pyodide";
-import { DISPLAY_KIND, type Display, type FromWorker, type InitConfig, type RunOutcome, type Stage, type ToWorker } from "./protocol";
+import {
+  type Display,
+  type FromWorker,
+  type InitConfig,
+  type RunOptions,
+  type RunOutcome,
+  type Stage,
+  type ToWorker,
+} from "./protocol";
 import displayKindsSource from "./display_kinds.json?raw";
 import playgroundSource from "./playground.py?raw";
 import testsSource from "./playground_tests.py?raw";
@@ -88,11 +96,12 @@ function writer(kind: "stdout" | "stderr") {
   };
 }
 
-const DISPLAY_KINDS = new Set<string>(Object.values(DISPLAY_KIND));
+/** A display kind is a name (the panels decide which they draw; the others are dropped there). */
+const DISPLAY_KIND_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 const PART_ITEMS = 500;
 
 function emit(kind: string, json: string): void {
-  if (!DISPLAY_KINDS.has(kind)) return;
+  if (!DISPLAY_KIND_NAME.test(kind)) return;
   const payload = JSON.parse(json) as Record<string, unknown>;
   flushOutput(); // keep output and drawings in the order the program made them
   postParts(payload.data);
@@ -219,12 +228,12 @@ function callPython(fn: "run" | "run_tests", argument: string): Record<string, u
   }
 }
 
-function run(id: number, code: string): void {
+function run(id: number, code: string, options: RunOptions): void {
   currentId = id;
   const started = performance.now();
   let outcome: RunOutcome;
   try {
-    const result = callPython("run", code);
+    const result = callPython("run", JSON.stringify({ code, detect_source: options.detectSource, record_forward: options.recordForward }));
     outcome = result.ok
       ? { ok: true, value: (result.value as string | null) ?? null, durationMs: performance.now() - started }
       : { ok: false, error: result.error as never, durationMs: performance.now() - started };
@@ -278,7 +287,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
       }
       break;
     case "run":
-      run(message.id, message.code);
+      run(message.id, message.code, message.options);
       break;
     case "run_tests":
       runTests(message.id, message.request);
