@@ -4,10 +4,11 @@
 import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { Compartment, EditorSelection, EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
-import { Decoration, type DecorationSet, EditorView, keymap } from "@codemirror/view";
+import { Decoration, type DecorationSet, EditorView, keymap, WidgetType } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { h } from "../ui/dom";
 import { accessibleDark } from "./dark";
+import "./editor.css";
 import { bind, onLang, t } from "../ui/i18n";
 
 /** The line an error points at: marked until the next run or until the line is edited away. */
@@ -23,6 +24,53 @@ const errorLine = StateField.define<DecorationSet>({
         const line = tr.state.doc.line(Math.min(Math.max(1, effect.value), tr.state.doc.lines));
         marks = Decoration.set([Decoration.line({ class: "cm-error-line", attributes: { "data-error-line": String(line.number) } }).range(line.from)]);
       }
+    }
+    return marks;
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});
+
+/** A line the editor marks with a note: the lines an error involves ("saved here", "modified
+ * here", "backward here"), or the line a stepper stands on. */
+export interface LineNote {
+  line: number; // 1-based
+  kind: string; // "saved" | "modified" | "backward" | "step"; the line's class is cm-note-<kind>
+  text: string; // what happened there, shown at the end of the line
+}
+
+class NoteWidget extends WidgetType {
+  constructor(private readonly note: LineNote) {
+    super();
+  }
+
+  eq(other: NoteWidget): boolean {
+    return other.note.text === this.note.text && other.note.kind === this.note.kind;
+  }
+
+  toDOM(): HTMLElement {
+    return h("span", { class: `cm-line-note cm-line-note-${this.note.kind}`, "data-line": String(this.note.line) }, this.note.text);
+  }
+}
+
+const setNotes = StateEffect.define<LineNote[]>();
+const lineNotes = StateField.define<DecorationSet>({
+  create: () => Decoration.none,
+  update(marks, tr) {
+    marks = marks.map(tr.changes);
+    for (const effect of tr.effects) {
+      if (!effect.is(setNotes)) continue;
+      const doc = tr.state.doc;
+      const ranges = effect.value
+        .filter((n) => n.line >= 1 && n.line <= doc.lines)
+        .sort((a, b) => a.line - b.line)
+        .flatMap((n) => {
+          const line = doc.line(n.line);
+          return [
+            Decoration.line({ class: `cm-note-${n.kind}`, attributes: { "data-note": n.kind } }).range(line.from),
+            Decoration.widget({ widget: new NoteWidget(n), side: 1 }).range(line.to),
+          ];
+        });
+      marks = Decoration.set(ranges, true);
     }
     return marks;
   },
@@ -65,12 +113,16 @@ export class CodeEditor {
           keymap.of([indentWithTab]),
           python(),
           errorLine,
+          lineNotes,
           EditorState.tabSize.of(4),
           this.theme.of(options.dark ? accessibleDark : []),
           this.label.of(this.labelAttrs()),
           EditorView.updateListener.of((update) => {
             if (update.docChanged && !this.silent) options.onChange(update.state.doc.toString());
             if (update.selectionSet || update.docChanged) this.showPosition();
+            if (update.selectionSet && update.transactions.some((t) => t.isUserEvent("select.pointer"))) {
+              this.onLineClick(update.state.doc.lineAt(update.state.selection.main.head).number);
+            }
           }),
         ],
       }),
@@ -113,6 +165,21 @@ export class CodeEditor {
   markLine(lineNumber: number | null): void {
     this.view.dispatch({ effects: setErrorLine.of(lineNumber) });
   }
+
+  /** Mark lines with notes (replacing earlier ones); [] clears them. */
+  setNotes(notes: LineNote[]): void {
+    this.view.dispatch({ effects: setNotes.of(notes) });
+  }
+
+  /** Scroll `lineNumber` into view without moving the cursor or the focus (a stepper's line). */
+  reveal(lineNumber: number): void {
+    const doc = this.view.state.doc;
+    const line = doc.line(Math.min(Math.max(1, lineNumber), doc.lines));
+    this.view.dispatch({ effects: EditorView.scrollIntoView(line.from, { y: "nearest" }) });
+  }
+
+  /** Called with the line a pointer click put the cursor on (the stepper highlights its nodes). */
+  onLineClick: (line: number) => void = () => {};
 
   /** Replace the whole text as one edit the learner can undo (Ctrl+Z); onChange is told. */
   replace(code: string): void {
