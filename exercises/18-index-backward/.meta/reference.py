@@ -1,11 +1,13 @@
 """Indexing backward with scatter-add (reference solution)."""
 
+import math
+
 import kael
 
 
 def scatter_add_rows(n, index, src):
     onehot = kael.eye(n, dtype=src.dtype)[index]  # [k, n]: row i is 1 at index[i]
-    rows = src.reshape(src.shape[0], -1)  # [k, rest]
+    rows = src.reshape(src.shape[0], math.prod(src.shape[1:]))  # [k, rest] (k may be 0)
     return (onehot.transpose(0, 1) @ rows).reshape((n,) + tuple(src.shape[1:]))
 
 
