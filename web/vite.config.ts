@@ -82,7 +82,13 @@ export default defineConfig({
   plugins: [securityHeaders(), offlineCache()],
   define: { __KAEL_WHEEL__: JSON.stringify(wheelName()) },
   worker: { format: "es" },
-  build: { target: "es2022", chunkSizeWarningLimit: 2000 },
+  build: {
+    target: "es2022",
+    chunkSizeWarningLimit: 2000,
+    // The playground, and the class pages (a teacher's dashboard, a learner's join page).
+    rollupOptions: { input: { main: path.join(WEB, "index.html"), teacher: path.join(WEB, "teacher.html"),
+                              join: path.join(WEB, "join.html") } },
+  },
   server: { host: "127.0.0.1" },
   preview: { host: "127.0.0.1" },
 });

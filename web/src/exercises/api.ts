@@ -3,6 +3,7 @@
 
 import type { Urls } from "../config";
 import type { TestReport, VirtualFile } from "../worker/protocol";
+import { ClientIdentity, getJson, type Result } from "./identity";
 
 export interface ExerciseSummary {
   id: string;
@@ -39,32 +40,7 @@ export interface Submission {
   code?: string | null; // one submission only (GET api/submissions/{id})
 }
 
-/** `unreachable`: no answer at all (offline, or the server is down), not an error it sent. */
-export type Result<T> = { ok: true; value: T } | { ok: false; message: string; status?: number; unreachable?: boolean };
-
-async function getJson<T>(url: string, init?: RequestInit): Promise<Result<T>> {
-  try {
-    const response = await fetch(url, { credentials: "same-origin", ...init });
-    const text = await response.text();
-    let body: unknown = null;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      body = null;
-    }
-    if (!response.ok) {
-      const detail = (body as { detail?: unknown } | null)?.detail;
-      const message = typeof detail === "string" ? detail : `${response.status} ${response.statusText}`;
-      return { ok: false, message, status: response.status };
-    }
-    if (body === null) return { ok: false, message: `not JSON: ${url}` };
-    return { ok: true, value: body as T };
-  } catch (error) {
-    return { ok: false, message: String((error as Error)?.message ?? error), unreachable: true };
-  }
-}
-
-const TOKEN_KEY = "kael.client";
+export type { Result } from "./identity";
 /** Set once a judge answered api/health: offline later, Submit stays and says it is unreachable. */
 const JUDGE_KEY = "kael.judge";
 
@@ -83,11 +59,13 @@ export class ExerciseSource {
   server = false;
   /** The judge did not answer api/health at all: Submit will say so. */
   unreachable = false;
-  private identity: Promise<Record<string, string>> | null = null;
+  private readonly identity: ClientIdentity;
   private detailCache = new Map<string, ExerciseDetail>();
   private harness: VirtualFile[] | null = null;
 
-  constructor(private readonly urls: Urls) {}
+  constructor(private readonly urls: Urls) {
+    this.identity = new ClientIdentity(urls.api);
+  }
 
   async probeServer(): Promise<boolean> {
     const health = await getJson<{ status: string }>(`${this.urls.api}health`, { cache: "no-store" });
@@ -129,42 +107,9 @@ export class ExerciseSource {
     return { ok: true, value: this.harness };
   }
 
-  /**
-   * The header that names this browser to the judge: a client token the server issued
-   * (POST api/clients), kept in localStorage. A server that issues none gets no header.
-   */
-  private clientHeaders(): Promise<Record<string, string>> {
-    this.identity ??= (async () => {
-      try {
-        const saved = JSON.parse(localStorage.getItem(TOKEN_KEY) ?? "null") as { header: string; token: string } | null;
-        if (saved?.header && saved.token) return { [saved.header]: saved.token };
-      } catch {
-        // unreadable: mint a new one
-      }
-      const minted = await getJson<{ token: string; header?: string }>(`${this.urls.api}clients`, { method: "POST" });
-      if (!minted.ok) {
-        this.identity = null; // try again next time (offline now, or the judge is down)
-        return {};
-      }
-      const saved = { header: minted.value.header ?? "X-Client-Token", token: minted.value.token };
-      try {
-        localStorage.setItem(TOKEN_KEY, JSON.stringify(saved));
-      } catch {
-        // not kept: a new identity next visit
-      }
-      return { [saved.header]: saved.token };
-    })();
-    return this.identity;
-  }
-
-  /** A request that needs the client's identity; a token the server no longer knows is replaced once. */
-  private async withIdentity<T>(url: string, init: RequestInit = {}): Promise<Result<T>> {
-    const send = async () => getJson<T>(url, { ...init, headers: { ...(init.headers as object), ...(await this.clientHeaders()) } });
-    const result = await send();
-    if (result.ok || result.status !== 401) return result;
-    localStorage.removeItem(TOKEN_KEY);
-    this.identity = null;
-    return send();
+  /** A request that needs the client's identity (exercises/identity.ts). */
+  private withIdentity<T>(url: string, init: RequestInit = {}): Promise<Result<T>> {
+    return this.identity.fetch<T>(url, init);
   }
 
   submit(exerciseId: string, code: string): Promise<Result<{ id: string; status: string }>> {

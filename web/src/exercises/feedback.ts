@@ -109,7 +109,7 @@ function text() {
 }
 
 /** Inline `code` and **bold** of the authored messages, as elements (never as HTML). */
-function inline(message: string): (Node | string)[] {
+export function inline(message: string): (Node | string)[] {
   const parts: (Node | string)[] = [];
   for (const [i, chunk] of message.split("`").entries()) {
     if (i % 2 === 1) {

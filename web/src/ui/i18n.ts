@@ -156,6 +156,70 @@ const en = {
   "test.passed": "passed",
   "test.failed": "failed",
   "test.error": "error",
+  "class.teacherTitle": "Classes",
+  "class.learnerTitle": "Your classes",
+  "class.loading": "Loading the class…",
+  "class.error": "Something went wrong: {message}",
+  "class.signIn": "Sign in as a teacher",
+  "class.signInHelp": "Paste the teacher credential the judge's admin gave you (python -m server teacher create). It stays in this browser only.",
+  "class.credential": "Teacher credential",
+  "class.signInButton": "Sign in",
+  "class.badCredential": "This credential is not valid on this judge (mistyped, or revoked).",
+  "class.revoked": "Your credential is no longer valid (it was revoked): ask for a new one.",
+  "class.signOut": "Sign out",
+  "class.yours": "Your classes",
+  "class.none": "No classes yet: make one below.",
+  "class.new": "New class",
+  "class.name": "Name",
+  "class.assign": "Exercises assigned",
+  "class.pickExercise": "Pick at least one exercise.",
+  "class.deadlineOptional": "Deadline (optional; later submissions are kept and marked late)",
+  "class.create": "Create the class",
+  "class.back": "← All classes",
+  "class.joinCode": "Join code",
+  "class.copyLink": "Copy the join link",
+  "class.copied": "Copied",
+  "class.deadline": "Deadline",
+  "class.learnerCount": "{n} learners",
+  "class.exerciseCount": "{n} exercises",
+  "class.exportCsv": "Download the grid (CSV)",
+  "class.exportJson": "Download every submission (JSON)",
+  "class.grid": "Progress",
+  "class.gridCaption": "{shown} of {total} learners; each cell: best verdict, attempts, first Accepted",
+  "class.filter": "Filter by name",
+  "class.stuckOnly": "Only learners stuck somewhere ({n}+ attempts, none Accepted)",
+  "class.learner": "Learner",
+  "class.solved": "Solved",
+  "class.stuck": "stuck",
+  "class.late": "{n} late",
+  "class.lateOne": "late",
+  "class.attempts": "{n}×",
+  "class.pending": "grading…",
+  "class.noMatch": "No learner matches the filter.",
+  "class.empty": "No learner has joined yet: give them the join code or link.",
+  "class.mistakes": "Mistake map",
+  "class.exercise": "Exercise",
+  "class.noWrong": "No learner's latest attempt is wrong on this exercise.",
+  "class.learners": "{n} learners",
+  "class.learnerOne": "1 learner",
+  "class.learnerCountOne": "1 learner",
+  "class.wrongTotalOne": "1 learner whose latest attempt is not Accepted",
+  "class.unknown": "no known mistake",
+  "class.unknownHint": "Wrong in a way the judge has no name for: worth reading, and worth a new hand-written mutant.",
+  "class.wrongTotal": "{n} learners whose latest attempt is not Accepted",
+  "class.submissionsOf": "Submissions of {name}",
+  "class.noSubmissions": "No submissions to this class's exercises yet.",
+  "class.join": "Join a class",
+  "class.joinHelp": "Type the code your teacher gave you. Your teacher will see your submissions to the class's exercises under the name you choose; other learners never see it.",
+  "class.displayName": "Your name (as your teacher will see it)",
+  "class.displayNameHelp": "Up to 60 characters, plain text.",
+  "class.joinButton": "Join",
+  "class.wrongCode": "No class has this code: check it with your teacher.",
+  "class.tooMany": "Too many attempts from this network: wait a few minutes.",
+  "class.joined": "You joined {name}.",
+  "class.myClasses": "Classes you joined",
+  "class.notJoined": "You have not joined a class in this browser.",
+  "class.youAre": "you are {name}",
 };
 
 export type Key = keyof typeof en;
@@ -316,9 +380,77 @@ const zh: Record<Key, string> = {
   "test.passed": "通过",
   "test.failed": "失败",
   "test.error": "出错",
+  "class.teacherTitle": "班级",
+  "class.learnerTitle": "你的班级",
+  "class.loading": "正在加载班级……",
+  "class.error": "出错了：{message}",
+  "class.signIn": "以教师身份登录",
+  "class.signInHelp": "粘贴评测服务器管理员给你的教师凭据（python -m server teacher create）。它只保存在这个浏览器里。",
+  "class.credential": "教师凭据",
+  "class.signInButton": "登录",
+  "class.badCredential": "这个凭据在本评测服务器上无效（输错了，或已被吊销）。",
+  "class.revoked": "你的凭据已失效（已被吊销）：请申请一个新的。",
+  "class.signOut": "退出登录",
+  "class.yours": "你的班级",
+  "class.none": "还没有班级：在下面创建一个。",
+  "class.new": "新建班级",
+  "class.name": "名称",
+  "class.assign": "布置的练习",
+  "class.pickExercise": "至少选择一个练习。",
+  "class.deadlineOptional": "截止时间（可选；之后的提交会保留并标记为迟交）",
+  "class.create": "创建班级",
+  "class.back": "← 所有班级",
+  "class.joinCode": "加入码",
+  "class.copyLink": "复制加入链接",
+  "class.copied": "已复制",
+  "class.deadline": "截止时间",
+  "class.learnerCount": "{n} 名学生",
+  "class.exerciseCount": "{n} 个练习",
+  "class.exportCsv": "下载成绩表（CSV）",
+  "class.exportJson": "下载全部提交（JSON）",
+  "class.grid": "进度",
+  "class.gridCaption": "显示 {shown} / {total} 名学生；每格：最好结果、提交次数、首次通过时间",
+  "class.filter": "按名字筛选",
+  "class.stuckOnly": "只看卡住的学生（{n} 次以上提交且未通过）",
+  "class.learner": "学生",
+  "class.solved": "已通过",
+  "class.stuck": "卡住",
+  "class.late": "{n} 次迟交",
+  "class.lateOne": "迟交",
+  "class.attempts": "{n} 次",
+  "class.pending": "评测中……",
+  "class.noMatch": "没有学生符合筛选条件。",
+  "class.empty": "还没有学生加入：把加入码或链接发给他们。",
+  "class.mistakes": "错误分布",
+  "class.exercise": "练习",
+  "class.noWrong": "这个练习上没有学生的最近一次提交是错的。",
+  "class.learners": "{n} 名学生",
+  "class.learnerOne": "1 名学生",
+  "class.learnerCountOne": "1 名学生",
+  "class.wrongTotalOne": "1 名学生最近一次提交未通过",
+  "class.unknown": "未知错误",
+  "class.unknownHint": "错在评测还叫不出名字的地方：值得读一读，也值得写一个新的手写变异体。",
+  "class.wrongTotal": "{n} 名学生最近一次提交未通过",
+  "class.submissionsOf": "{name} 的提交",
+  "class.noSubmissions": "还没有对本班练习的提交。",
+  "class.join": "加入班级",
+  "class.joinHelp": "输入老师给你的加入码。老师会以你选择的名字看到你对本班练习的提交；其他学生永远看不到。",
+  "class.displayName": "你的名字（老师看到的）",
+  "class.displayNameHelp": "最多 60 个字符，纯文本。",
+  "class.joinButton": "加入",
+  "class.wrongCode": "没有班级使用这个加入码：请和老师核对。",
+  "class.tooMany": "这个网络尝试次数过多：请等几分钟。",
+  "class.joined": "你加入了 {name}。",
+  "class.myClasses": "你加入的班级",
+  "class.notJoined": "你还没有在这个浏览器里加入班级。",
+  "class.youAre": "你的名字是 {name}",
 };
 
 export type Lang = "en" | "zh";
+/** Text kept with the code it labels (a panel's tab title), in every language. */
+export type Localized = Readonly<Record<Lang, string>>;
+/** A label: a key of the tables above, or text given in every language. */
+export type Label = Key | Localized;
 const tables: Record<Lang, Record<Key, string>> = { en, zh };
 const LANG_KEY = "kael.lang";
 
@@ -346,16 +478,16 @@ export function onLang(listener: () => void): void {
   listeners.add(listener);
 }
 
-export function t(key: Key | string, vars: Record<string, string | number> = {}): string {
-  const table = tables[lang] as Record<string, string>;
-  const text = table[key] ?? (en as Record<string, string>)[key] ?? key;
+/** The text of `key` in the current language; a key that is not in the tables does not compile. */
+export function t(key: Key, vars: Record<string, string | number> = {}): string {
+  const text = tables[lang][key] ?? en[key];
   return text.replace(/\{(\w+)\}/g, (_, name: string) => (name in vars ? String(vars[name]) : `{${name}}`));
 }
 
 /** Keep an element's text (or an attribute) in the current language. */
-export function bind(el: Element, key: Key, attr?: string, vars?: () => Record<string, string | number>): void {
+export function bind(el: Element, label: Label, attr?: string, vars?: () => Record<string, string | number>): void {
   const apply = () => {
-    const text = t(key, vars ? vars() : {});
+    const text = typeof label === "string" ? t(label, vars ? vars() : {}) : label[lang];
     if (attr) el.setAttribute(attr, text);
     else el.textContent = text;
   };
