@@ -29,7 +29,8 @@ def numeric_gradient(fn, inputs, i, weights, eps=1e-6):
 
 def analytic_gradient(fn, inputs, i, weights):
     """dL/d inputs[i] from autograd (``kael.autograd.grad``), as a list of floats in row-major
-    order (zeros when L does not depend on inputs[i])."""
+    order (zeros when L does not depend on inputs[i]; when L is a constant, with requires_grad
+    False, kael.autograd.grad raises: return the zeros without calling it)."""
     raise NotImplementedError("implement analytic_gradient(fn, inputs, i, weights)")
 
 

@@ -41,7 +41,7 @@ import warnings
 
 import kael
 
-__all__ = ["Domain", "Draw", "JUDGE_VERSION", "KIND", "observe", "seed_of"]
+__all__ = ["Domain", "Draw", "GRAPH_OPS", "JUDGE_VERSION", "KIND", "node_numbers", "observe", "seed_of"]
 
 JUDGE_VERSION = "2026.12-1"  # a new version draws new cases: verdicts stay reproducible within one
 KIND = "kael-domain/1"
@@ -94,7 +94,7 @@ class Draw:
         """0, 1 or n (2..n_max), labelled ``size 0`` / ``size 1`` / ``size n``."""
         kind = self.choice(("0", "1", "n", "n", "n"))
         self.label(f"size {kind}")
-        return {"0": 0, "1": 1}.get(kind) or self.integer(2, n_max)
+        return {"0": 0, "1": 1}[kind] if kind in ("0", "1") else self.integer(2, n_max)
 
     def shape(self, rank=None, max_rank: int = 4, n_max: int = 3, empty: bool = True,
               max_numel: int = 24) -> tuple:
@@ -193,6 +193,30 @@ class Draw:
         """A tensor of ``t``'s shape and dtype (an upstream gradient, a second operand)."""
         return self.tensor(tuple(t.shape), t.dtype, mix=mix, layout=layout, positive=positive)
 
+    def graph(self, max_ops: int = 30):
+        """``(root, leaves)``: a random backward graph. 1-4 float64 leaves of shape [2] that
+        require grad, 0-2 constants, 1..max_ops operations each on earlier values (fan-out,
+        diamonds, an input used twice, constant operands, views, expand, sum), a sum of a few of
+        the values, summed to the 0-d ``root``. Labelled ``op <name>``, ``constant operands``,
+        ``more than 20 operations``."""
+        leaves = [kael.tensor(self.values(2, "ordinary"), dtype=kael.float64, requires_grad=True)
+                  for _ in range(self.integer(1, 4))]
+        constants = [kael.tensor(self.values(2, "ordinary"), dtype=kael.float64)
+                     for _ in range(self.integer(0, 2))]
+        if constants:
+            self.label("constant operands")
+        values = list(leaves)
+        for _ in range(self.integer(1, max_ops)):
+            op = self.choice(GRAPH_OPS, "op")
+            values.append(_graph_op(op, self.choice(values), self.choice(values + constants)))
+        if len(values) - len(leaves) > 20:
+            self.label("more than 20 operations")
+        picked = [self.choice(values) for _ in range(self.integer(1, 3))]
+        root = picked[0]
+        for v in picked[1:]:
+            root = root + v
+        return root.sum(), leaves
+
     # -- observed calls --------------------------------------------------------------------------
     def call(self, what: str, fn, *args, watch=None, **kwargs):
         """Call ``fn``; record one step (its result or its exception, then the side effects on
@@ -251,6 +275,33 @@ class Draw:
                 g = self.like(outs[k], mix="ordinary")
                 self.call(f"{what} #{k + 1} backward (engine)", outs[k].backward, g, watch=input_sets[k])
         return outs
+
+
+GRAPH_OPS = ("add", "mul", "sub", "same input twice", "exp", "tanh", "neg", "square", "view",
+             "expand", "sum")
+
+
+def _graph_op(op, x, y):
+    """One operation of ``Draw.graph`` on values of shape [2] (``y`` only for the binary ones)."""
+    table = {
+        "add": lambda: x + y, "mul": lambda: x * y, "sub": lambda: x - y,
+        "same input twice": lambda: x * x, "exp": lambda: x.exp(), "tanh": lambda: x.tanh(),
+        "neg": lambda: -x, "square": lambda: x ** 2, "view": lambda: x.reshape(2, 1).reshape(2),
+        "expand": lambda: x.sum().expand(2), "sum": lambda: x.sum() * 1.0 + x * 0.0,
+    }
+    return table[op]()
+
+
+def node_numbers(root) -> dict:
+    """``{node: number}`` for every node reachable from ``root`` (a ``grad_fn``): its place in a
+    breadth-first walk, the test's own name for it (a learner's nodes are seen by identity)."""
+    names, queue = {root: 0}, [root]
+    for node in queue:
+        for ni in node.inputs:
+            if ni.edge is not None and ni.edge not in names:
+                names[ni.edge] = len(names)
+                queue.append(ni.edge)
+    return names
 
 
 class _Ctx:
@@ -358,9 +409,12 @@ def _same(a: list, b: list) -> bool:
 
 
 def _effects(watched, before) -> list:
-    """What a call changed, compactly: ``[changed, requires_grad, grads, grad_enabled]``:
+    """What a call changed, compactly: ``[changed, requires_grad, grads, grad_enabled]`` (or
+    only ``grad_enabled`` when no tensor is watched):
     the indices of the watched tensors whose values changed, each one's requires_grad after,
     ``{index: observe(.grad)}`` for those that have or had a ``.grad``, and the grad mode."""
+    if not watched:
+        return bool(kael.is_grad_enabled())  # nothing else to see: the grad mode alone
     changed, flags, grads = [], [], {}
     for i, (t, (values, grad)) in enumerate(zip(watched, before)):
         if not _same(values, _flat(t)):

@@ -109,7 +109,10 @@ def _raised_difference(got, want):
 
 
 def _effects_difference(got, want, tol):
-    """``got`` and ``want`` are ``[changed, requires_grad, grads, grad_enabled]`` (domain.py)."""
+    """``got`` and ``want`` are ``[changed, requires_grad, grads, grad_enabled]``, or the grad
+    mode alone when the call had no tensor to watch (domain.py)."""
+    if type(want) is bool:
+        return None if got is want else f"grad mode after the call: got {got}, expected {want}"
     if type(got) is not list or len(got) != 4:
         return "side effects: not recorded"
     changed, flags, grads, enabled = got

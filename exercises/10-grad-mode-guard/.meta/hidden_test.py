@@ -315,3 +315,104 @@ def test_guards_exited_out_of_order(m):
         out.append(trace)
     _reset()
     return out
+
+
+# -- the declared domain (harness/domain.py): random programs of guards ---------------------------
+
+from judge_domain import Domain  # noqa: E402  (the judge copies harness/domain.py beside this file)
+
+DOMAIN = Domain("grad-mode-guard")
+FACTORIES = ("no_grad()", "enable_grad()", "GradModeGuard(True)", "GradModeGuard(False)")
+OPS = ("new guard", "enter", "enter", "exit last", "exit out of order", "exit with an exception",
+       "decorated call", "decorated call that raises", "decorated recursion", "block that raises")
+
+
+class Boom(Exception):
+    pass
+
+
+def _make(m, factory):
+    return {"no_grad()": m.no_grad, "enable_grad()": m.enable_grad,
+            "GradModeGuard(True)": lambda: m.GradModeGuard(True),
+            "GradModeGuard(False)": lambda: m.GradModeGuard(False)}[factory]()
+
+
+def _decorated(d, m, guard, raises=False, depth=0):
+    """A function decorated with ``guard`` that reports the mode it runs in (and raises, or calls
+    itself ``depth`` times); called once, its result or exception and its name observed."""
+    def probe(n=depth):
+        """reports the grad mode"""
+        if raises:
+            raise Boom("raised inside the decorated function")
+        inner = wrapped(n - 1) if n > 0 else []
+        return inner + [kael.is_grad_enabled()]
+
+    wrapped = None
+    d.call("guard(fn) is callable", lambda: callable(guard(probe)))
+    try:
+        wrapped = guard(probe)
+    except Exception:  # noqa: BLE001 - the step above has recorded it
+        return
+    if callable(wrapped):
+        d.note("the decorated function's name", getattr(wrapped, "__name__", None))
+        d.call("calling the decorated function", wrapped)
+
+
+def _block_that_raises(guard):
+    try:
+        with guard:
+            raise Boom("raised inside the block")
+    except Boom:
+        return "the exception came out of the block"
+    return "the exception was swallowed"
+
+
+def _op(d, m, op, guards, active):
+    """One operation of the program on the pool of guards and the stack of entered ones."""
+    if op == "new guard" or not guards:
+        guards.append(d.call("make a guard", _make, m, d.choice(FACTORIES, "guard")))
+        return
+    guard = d.choice(guards)
+    if op == "enter":
+        if guard in active:
+            d.label("re-entered while active")
+        d.call("enter", lambda: guard.__enter__() and None)  # what it returns is not specified
+        active.append(guard)
+    elif op.startswith("exit") and active:
+        i = len(active) - 1 if op == "exit last" or len(active) == 1 else d.integer(0, len(active) - 2)
+        g = active.pop(i)
+        exc = Boom("unwinding") if op == "exit with an exception" else None
+        d.call(op + " (the exit's truth)", lambda: bool(g.__exit__(type(exc) if exc else None, exc, None)))
+    elif op == "decorated recursion":
+        _decorated(d, m, guard, depth=d.integer(1, 3))
+    elif op.startswith("decorated call"):
+        _decorated(d, m, guard, raises=op.endswith("raises"))
+    elif op == "block that raises":
+        d.call("a block that raises", _block_that_raises, guard)
+
+
+@DOMAIN.case("programs", cases=300, classes=tuple(f"op {o}" for o in OPS) + tuple(f"guard {f}" for f in FACTORIES) + (
+    "start True", "start False", "re-entered while active"))
+def programs_case(d, m):
+    """A random program of 3-12 operations on a pool of guards, from either starting mode: make,
+    enter (the same guard again while active too), exit in order, out of order or with an
+    exception, decorate and call (raising, recursing), a block that raises; the grad mode after
+    each operation, and after the guards still entered are exited."""
+    kael.set_grad_enabled(d.choice((True, False), "start"))
+    guards, active = [], []
+    for _ in range(d.integer(3, 12)):
+        _op(d, m, d.choice(OPS, "op"), guards, active)
+        d.note("grad mode", kael.is_grad_enabled())
+    while active:
+        g = active.pop()
+        d.call("exit what is still entered", lambda: bool(g.__exit__(None, None, None)))
+        d.note("grad mode", kael.is_grad_enabled())
+
+
+def test_domain_programs(m):
+    """300 generated programs of guards (nesting, re-entry, out-of-order exits, exceptions,
+    decorators, recursion) from both starting modes: the grad mode after every operation"""
+    try:
+        return DOMAIN.run(m, "programs")
+    finally:
+        kael.set_grad_enabled(True)

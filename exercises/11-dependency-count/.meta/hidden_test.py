@@ -173,3 +173,48 @@ def test_generated_graphs(m):
         y = _random_graph(rng)
         out.append([_counts(m, y.grad_fn), _is_topological(m.topological_order(y.grad_fn), y.grad_fn)])
     return out
+
+
+# -- the declared domain (harness/domain.py): random graphs of kael operations ---------------------
+
+from judge_domain import GRAPH_OPS, Domain, node_numbers  # noqa: E402  (harness/domain.py, copied here)
+
+DOMAIN = Domain("dependency-count")
+
+
+def _counts_seen(names, counts):
+    """The counts as plain data: the type, then ``[node's number, count]`` sorted, with "?" for
+    a key that is not a reachable node."""
+    if not isinstance(counts, dict):
+        return [type(counts).__name__]
+    return [type(counts).__name__, sorted([str(names[k]) if k in names else "?", v] for k, v in counts.items())]
+
+
+def _order_seen(names, order):
+    """The order as plain data: its type, whether it holds every reachable node once, and whether
+    each comes after every node with an edge to it."""
+    if not isinstance(order, (list, tuple)):
+        return [type(order).__name__]
+    return [type(order).__name__, sorted(names.get(n, -1) for n in order) == list(range(len(names))),
+            _is_topological(list(order), next(iter(names)))]
+
+
+@DOMAIN.case("graphs", cases=240, classes=tuple(f"op {o}" for o in GRAPH_OPS) + (
+    "constant operands", "more than 20 operations", "asked twice"))
+def graphs_case(d, m):
+    """count_dependencies and topological_order of a random graph; now and then each asked twice
+    of the same root (nothing kept from one call to the next)."""
+    root = d.graph()[0].grad_fn
+    names = node_numbers(root)
+    d.inputs.append(f"{len(names)} nodes reachable from {root.name()}")
+    for k in range(2 if d.chance(0.2) else 1):
+        if k:
+            d.label("asked twice")
+        d.call("count_dependencies(root)", lambda: _counts_seen(names, m.count_dependencies(root)))
+        d.call("topological_order(root)", lambda: _order_seen(names, m.topological_order(root)))
+
+
+def test_domain_graphs(m):
+    """count_dependencies and topological_order on 240 generated graphs (fan-out, diamonds, an
+    input used twice, constants, views, up to 30 operations): every count, a valid order"""
+    return DOMAIN.run(m, "graphs")
