@@ -892,6 +892,11 @@ class Tensor:
     def multinomial(self, num_samples, replacement=False, *, generator=None):
         return ops.multinomial(self, num_samples, replacement, generator=generator)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        from .autograd import post_accumulate
+
+        return post_accumulate.register(self, hook)
+
     # --- end of issue 23 part B block
 
 

@@ -265,4 +265,9 @@ class AccumulateGrad(Node):
             meta.grad = grad.clone()
         else:
             meta.grad = meta.grad + grad
+        if _post_accumulate.hooks:
+            _post_accumulate.run(self.variable)
         return ()
+
+
+from . import post_accumulate as _post_accumulate  # noqa: E402  (it imports this module)

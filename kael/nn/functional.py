@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import dtype as dt
 from ..creation import arange, rand
 from ..ops.gather import embedding as _embedding
+from ..ops.layer_norm import layer_norm  # noqa: F401  (re-exported)
 from ..ops.pad import pad  # noqa: F401  (re-exported)
 from ..ops import (  # noqa: F401  (re-exported)
     binary_cross_entropy,
@@ -67,26 +68,6 @@ def one_hot(tensor, num_classes=-1):
 def normalize(input, p=2.0, dim=1, eps=1e-12):
     """``input / max(norm_p(input, dim), eps)``: unit vectors along ``dim``."""
     return input / input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
-
-
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """(x - mean) / sqrt(var + eps) over the last ``len(normalized_shape)`` dims (biased
-    variance), then ``* weight + bias``."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if tuple(input.shape[input.ndim - len(shape):]) != shape:
-        raise RuntimeError(
-            f"Given normalized_shape={list(shape)}, expected input with shape [*, {', '.join(map(str, shape))}], "
-            f"but got input of size{list(input.shape)}"
-        )
-    dims = tuple(range(input.ndim - len(shape), input.ndim))
-    mean = input.mean(dims, keepdim=True)
-    var = input.var(dims, keepdim=True, unbiased=False)
-    out = (input - mean) * (var + eps).rsqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
 
 
 def embedding(input, weight, padding_idx=None):

@@ -23,6 +23,8 @@ from .cumulative import *  # noqa: F401,F403
 from .cumulative import __all__ as _cumulative
 from .gather import *  # noqa: F401,F403
 from .gather import __all__ as _gather
+from .layer_norm import *  # noqa: F401,F403
+from .layer_norm import __all__ as _layer_norm
 from .products import *  # noqa: F401,F403
 from .products import __all__ as _products
 from .sampling import *  # noqa: F401,F403
@@ -35,4 +37,4 @@ from .triangular import *  # noqa: F401,F403
 from .triangular import __all__ as _triangular
 
 __all__ = ["sum_to", *_arithmetic, *_unary, *_indexing, *_loss, *_matmul, *_reduction, *_shape,
-           *_compare, *_cumulative, *_gather, *_products, *_sampling, *_sort, *_split, *_triangular]
+           *_compare, *_cumulative, *_gather, *_layer_norm, *_products, *_sampling, *_sort, *_split, *_triangular]

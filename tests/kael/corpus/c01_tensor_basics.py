@@ -1,0 +1,21 @@
+# Tensors: creating them, their shape and dtype, arithmetic and broadcasting.
+import torch
+
+x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+print(x)
+print(x.shape, x.dtype, x.ndim, x.numel())
+print(torch.zeros(2, 3))
+print(torch.ones_like(x) * 7)
+print(torch.arange(0, 10, 2))
+print(torch.linspace(0, 1, 5))
+print(torch.eye(3))
+y = x + torch.tensor([10.0, 20.0, 30.0])
+print(y)
+print(x * 2 - 1, x / 4, x ** 2)
+print(x @ x.T)
+print(x[0], x[:, 1], x[1, 2].item())
+print(x[x > 3])
+i = torch.tensor([1, 2, 3])
+print(i.dtype, (i * 1.5).dtype, (i / 2).dtype)
+print(torch.tensor(3.5).item() + 1)
+print(x.tolist())
