@@ -38,7 +38,7 @@ class NativeLayerNorm(Function):
         dx = rstd * (dxhat - dxhat.mean(dims, keepdim=True) - xhat * (dxhat * xhat).mean(dims, keepdim=True))
         dw = sum_to(g * xhat, weight.shape) if weight is not None and ctx.needs_input_grad[1] else None
         db = sum_to(g, ctx.inputs[2].shape) if len(ctx.inputs) > 2 and ctx.needs_input_grad[2] else None
-        return dx, dw, db
+        return (dx, dw, db)[:len(ctx.inputs)]
 
 
 def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps=1e-5) -> Tensor:
