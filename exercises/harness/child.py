@@ -25,6 +25,7 @@ import traceback
 
 MARK = "@@kael-judge:"
 MAX_MESSAGE = 2000
+MAX_TYPE_NAME = 300  # frames.py's bounds: the parent refuses a longer field
 MAX_TRACEBACK = 4000
 MAX_VALUE_ITEMS = 200_000
 MAX_DEPTH = 100
@@ -97,7 +98,9 @@ def plain(value):
 def _type_name(exc_type):
     module = getattr(exc_type, "__module__", "?")
     name = getattr(exc_type, "__qualname__", "?")
-    return name if module == "builtins" else f"{module}.{name}"
+    if type(module) is not str or type(name) is not str:
+        return "<unnamed exception type>"
+    return (name if module == "builtins" else f"{module}.{name}")[:MAX_TYPE_NAME]
 
 
 def _safe_str(exc):

@@ -21,7 +21,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import rules
+from . import frames, rules
 from .child import MARK
 from .compare import compare_outcomes
 from .runner import Limits, LocalRunner
@@ -48,9 +48,11 @@ def child_env(env):
 
 
 class ChildRun:
-    """What one run of the child sent and how it ended."""
+    """What one run of the child sent and how it ended. Each frame is checked against the
+    frame schema (``frames.py``) before anything reads it; the first one outside it ends the
+    reading, and the run is the submission's Runtime Error (``crash_message``)."""
 
-    def __init__(self, result, nonce):
+    def __init__(self, result, nonce, case_names=()):
         self.result = result
         self.ready = None
         self.loaded = False
@@ -62,42 +64,39 @@ class ChildRun:
         self.protocol_errors = []
         prefix = (MARK + nonce + " ").encode()
         other = []
+        budget = frames.Budget()
         for line in result.stdout.split(b"\n"):
             if not line.startswith(prefix):
                 if line.strip():
                     other.append(line)
                 continue
-            try:
-                frame = json.loads(line[len(prefix):].decode("utf-8"))
-            except (ValueError, UnicodeDecodeError):
-                self.protocol_errors.append("a frame that is not JSON")
+            if self.protocol_errors:
                 continue
-            self._take(frame)
+            try:
+                self._take(frames.parse(line[len(prefix):], case_names, budget))
+            except frames.BadFrame as exc:
+                self.protocol_errors.append(str(exc))
         text = result.stderr.decode("utf-8", "replace")
         if other:
             text += b"\n".join(other).decode("utf-8", "replace")
         self.output = text[-MAX_OUTPUT_SHOWN:] if len(text) > MAX_OUTPUT_SHOWN else text
 
     def _take(self, frame):
-        if type(frame) is not dict:
-            self.protocol_errors.append("a frame that is not an object")
-            return
-        event = frame.get("event")
+        event = frame["event"]
         if self.done:
             self.protocol_errors.append(f"a {event!r} frame after the end")
         elif event == "ready" and self.ready is None:
             self.ready = frame
         elif event == "syntax_error" and self.ready is not None and not self.loaded:
-            self.syntax_error = _syntax_error(frame)
+            self.syntax_error = {k: frame[k] for k in ("message", "line", "column", "text")}
             self.done = True
         elif event == "loaded" and self.ready is not None and not self.loaded:
             self.loaded = True
         elif event == "load_error" and self.ready is not None and not self.loaded:
             self.load_error = frame
-        elif (event == "given" and self.loaded and type(frame.get("name")) is str
-              and frame["name"] not in self.given and frame["name"] not in self.cases):
-            self.given[frame["name"]] = frame.get("value")
-        elif event == "case" and self.loaded and type(frame.get("name")) is str:
+        elif event == "given" and self.loaded and frame["name"] not in self.given | self.cases:
+            self.given[frame["name"]] = frame["value"]
+        elif event == "case" and self.loaded:
             name = frame["name"]
             if name in self.cases:
                 self.protocol_errors.append(f"case {name} reported twice")
@@ -147,20 +146,6 @@ class ChildRun:
         return None
 
 
-def _syntax_error(frame) -> dict:
-    """The child's syntax-error frame as plain, bounded fields."""
-    def number(key):
-        v = frame.get(key)
-        return v if type(v) is int and 0 <= v < 10**9 else 0
-
-    def text(key):
-        v = frame.get(key)
-        return v[:2000] if type(v) is str else ""
-
-    return {"message": text("message") or "SyntaxError", "line": number("line"),
-            "column": number("column"), "text": text("text")}
-
-
 def run_child(exercise, code, cases, runner, limits, env, given=None):
     """Write the task directory, run the child on it, parse what it sent. ``given``: ``{case
     name: {"data": function}}`` (the reference's run makes the data) or ``{case name: {"input":
@@ -201,7 +186,7 @@ def run_child(exercise, code, cases, runner, limits, env, given=None):
             result = runner.run(task_dir, ["child.py", "job.json"], limits, stdin=(nonce + "\n").encode(), env=env)
         except Exception as exc:  # the runner itself failed (kael not importable, no sandbox, ...)
             raise HarnessError(f"the runner could not run the child: {exc}") from exc
-        return ChildRun(result, nonce)
+        return ChildRun(result, nonce, [c.name for c in cases])
     finally:
         shutil.rmtree(task_dir, ignore_errors=True)
 

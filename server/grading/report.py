@@ -15,6 +15,9 @@ full run's text could carry hidden data.
 
 from __future__ import annotations
 
+import json
+import math
+
 from server.grading.harness import grade
 
 ACCEPTED, SYNTAX_ERROR = "Accepted", "Syntax Error"
@@ -30,6 +33,13 @@ FIXED_MESSAGES = {
 # When a verdict may be published: the grading time rounded up to one of these (seconds), so
 # that the time a submission takes with its hidden tests tells at most log2(7) ~ 2.8 bits.
 REVEAL_AT = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+
+
+# What one stored report may hold (the child's frames are bounded by harness/frames.py; this
+# bounds what is stored and answered whatever a report held, older rows included).
+MAX_REPORT_BYTES = 256 * 1024
+MAX_MESSAGE = 4000
+MAX_DURATION_MS = 24 * 3600 * 1000.0
 
 
 def reveal_delay(elapsed: float) -> float:
@@ -74,7 +84,7 @@ def public_report(full: dict, public: dict | None) -> dict:
         summary[row["status"]] += 1
     summary["failed"] += len(hidden) - hidden_summary["passed"]
     output = (public or {}).get("output") or ""
-    return {
+    return bounded({
         "verdict": verdict,
         "message": _message(verdict, full, public, tests, hidden_summary),
         "tests": tests,
@@ -87,7 +97,36 @@ def public_report(full: dict, public: dict | None) -> dict:
         # match (authored text) and the trace diff of its first failing public case.
         "mistakes": (public or {}).get("mistakes") or [],
         "trace_diff": (public or {}).get("trace_diff"),
-    }
+    })
+
+
+def bounded(report: dict) -> dict:
+    """``report`` with every number finite and in range, every message capped, and, if it is
+    still over ``MAX_REPORT_BYTES`` as JSON, the optional parts (trace diff, mistakes, output)
+    dropped: what is stored, and what a stored report is answered as."""
+    report = dict(report)
+    report["message"] = _text(report.get("message")) or ""
+    report["tests"] = [_bounded_test(t) for t in report.get("tests") or [] if type(t) is dict]
+    if type(report.get("output")) is str:
+        report["output"] = report["output"][-MAX_OUTPUT:]
+    for optional in ("trace_diff", "mistakes", "output"):
+        if len(json.dumps(report, default=str)) <= MAX_REPORT_BYTES:
+            break
+        report[optional] = [] if optional == "mistakes" else None
+    return report
+
+
+def _bounded_test(test: dict) -> dict:
+    out = dict(test)
+    out["message"] = _text(test.get("message"))
+    duration = test.get("duration_ms")
+    finite = type(duration) in (int, float) and -1 < duration < MAX_DURATION_MS * 2
+    out["duration_ms"] = float(duration) if finite and math.isfinite(duration) else None
+    return out
+
+
+def _text(value):
+    return value[:MAX_MESSAGE] if type(value) is str else None
 
 
 def _message(verdict, full, public, tests, hidden) -> str:

@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 from server.core.ratelimit import retry_after
 from server.deps import AddressDep, ClientDep, GradingDep, LimitsDep, SessionDep, SettingsDep
 from server.grading.pool import QueueFull
+from server.grading.report import bounded
 from server.models import (
     Submission,
     SubmissionCreate,
@@ -40,7 +41,9 @@ def to_public(sub: Submission, *, full: bool) -> SubmissionPublic:
     """``full``: with the code and the per-test report (one submission); else the history line."""
     return SubmissionPublic(
         id=sub.id, exercise_id=sub.exercise_id, status=sub.status, verdict=sub.verdict,
-        report=sub.report if full else None, error=sub.error, created_at=_utc(sub.created_at),
+        # bounded: a report stored before the frame schema may hold what the API cannot answer
+        report=bounded(sub.report) if full and type(sub.report) is dict else None, error=sub.error,
+        created_at=_utc(sub.created_at),
         started_at=_utc(sub.started_at), finished_at=_utc(sub.finished_at),
         code=sub.code if full else None,
     )
