@@ -3,6 +3,7 @@
 // show) and when the language changes (refreshText): a new panel is one file and one line in
 // ./index.ts.
 
+import type { Label } from "../ui/i18n";
 import type { Display } from "../worker/protocol";
 
 /** Where a panel is in what it shows (a trace's step), carried by share links. */
@@ -14,8 +15,8 @@ export interface PanelPlace {
 export interface Panel {
   /** The tab's id (also data-tab on its button). */
   readonly id: string;
-  /** The tab's label, an i18n key. */
-  readonly label: string;
+  /** The tab's label: an i18n key, or the text in every language ({ en: "Memory", zh: "内存" }). */
+  readonly label: Label;
   readonly element: HTMLElement;
   /**
    * After a run, the tab shown is the one with the highest rank among the panels that drew

@@ -303,7 +303,7 @@ export class TraceView {
     const head = h(
       "tr",
       {},
-      ["trace.col.step", "trace.col.node", "trace.col.incoming", "trace.col.result"].map((k) => h("th", { scope: "col" }, t(k))),
+      (["trace.col.step", "trace.col.node", "trace.col.incoming", "trace.col.result"] as const).map((k) => h("th", { scope: "col" }, t(k))),
     );
     this.rows = this.frames.map((event, i) => {
       const step = event.kind === "start" ? "0" : String(event.step);

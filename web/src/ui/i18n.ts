@@ -478,9 +478,19 @@ export function onLang(listener: () => void): void {
   listeners.add(listener);
 }
 
-/** The text of `key` in the current language; a key that is not in the tables does not compile. */
-export function t(key: Key, vars: Record<string, string | number> = {}): string {
-  const text = tables[lang][key] ?? en[key];
+/** Keys made from data (a report's verdict, a test's status, an exercise's difficulty): looked up
+ * like the others; a value the tables have no text for shows as the key itself. */
+export type DataKey =
+  | `verdict.${string}`
+  | `test.${string}`
+  | `exercises.status.${string}`
+  | `exercises.difficulty.${string}`;
+
+/** The text of `key` in the current language. A literal key that is not in the tables does not
+ * compile (`t("app.titel")` is a type error). */
+export function t(key: Key | DataKey, vars: Record<string, string | number> = {}): string {
+  const table = tables[lang] as Record<string, string>;
+  const text = table[key] ?? (en as Record<string, string>)[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name: string) => (name in vars ? String(vars[name]) : `{${name}}`));
 }
 

@@ -1,11 +1,11 @@
 // Accessible tabs (WAI-ARIA tablist): arrow keys move between tabs, Home/End jump.
 
 import { h } from "./dom";
-import { bind } from "./i18n";
+import { bind, type Label } from "./i18n";
 
 export interface TabSpec {
   id: string;
-  label: string; // i18n key
+  label: Label;
   panel: HTMLElement;
 }
 
@@ -17,9 +17,9 @@ export class Tabs {
   private listeners = new Set<(id: string) => void>();
   active: string;
 
-  constructor(prefix: string, label: string, specs: TabSpec[]) {
+  constructor(prefix: string, label: Label, specs: TabSpec[]) {
     this.list = h("div", { role: "tablist", class: "tablist" });
-    bind(this.list, label as never, "aria-label");
+    bind(this.list, label, "aria-label");
     this.panels = h("div", { class: "tabpanels" });
     for (const spec of specs) {
       const button = h("button", {
@@ -32,7 +32,7 @@ export class Tabs {
         onclick: () => this.select(spec.id, true),
       });
       const text = h("span", {});
-      bind(text, spec.label as never);
+      bind(text, spec.label);
       button.append(text, h("span", { class: "dot", "aria-hidden": "true" }));
       const panel = h("div", {
         role: "tabpanel",
