@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from .oracle import compare_domain, is_domain
+from .oracle import WRONG_ANSWER_ERRORS, compare_domain, is_domain
 
 __all__ = ["Tolerance", "compare_outcomes", "first_difference", "render", "score_accuracy", "strip_frames"]
 
@@ -114,12 +114,58 @@ def _kind(x) -> str:
             list: "a list", dict: "a dict"}.get(type(x), type(x).__name__)
 
 
-def render(value, limit: int = 300) -> str:
-    """A short Python-literal rendering of plain data for messages."""
-    text = repr(value)
+def render(value, limit: int = 300, digits: int | None = None) -> str:
+    """A short Python-literal rendering of plain data for messages. With ``digits``, floats are
+    written with that many significant digits, so a returned and an expected value print at the
+    same precision (a float32 result's ``0.30000001192092896`` beside an inline ``0.3``)."""
+    text = repr(value) if digits is None else _literal(value, digits)
     if len(text) > limit:
         text = text[: limit - 5] + " ...]"
     return text
+
+
+def _literal(value, digits: int) -> str:
+    """``repr`` of plain data with every float at ``digits`` significant digits (explicit stack;
+    ``_Text`` items are punctuation and keys, written as they are)."""
+    out, stack = [], [value]
+    while stack:
+        v = stack.pop()
+        if type(v) is _Text:
+            out.append(v.text)
+        elif type(v) is float:
+            out.append(_float(v, digits))
+        elif type(v) is list or type(v) is dict:
+            items = list(v.items()) if type(v) is dict else list(enumerate(v))
+            out.append("[" if type(v) is list else "{")
+            stack.append(_Text("]" if type(v) is list else "}"))
+            for i in range(len(items) - 1, -1, -1):
+                key, item = items[i]
+                stack.append(item)
+                if type(v) is dict:
+                    stack.append(_Text(repr(key) + ": "))
+                if i:
+                    stack.append(_Text(", "))
+        else:
+            out.append(repr(v))
+    return "".join(out)
+
+
+class _Text:
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+
+def _float(v: float, digits: int) -> str:
+    """A float at ``digits`` significant digits that still reads as a float (``1.0``, not ``1``)."""
+    if v != v or v in (float("inf"), float("-inf")):
+        return repr(v)
+    text = format(v, f".{digits}g")
+    return text if any(c in text for c in ".en") else text + ".0"
+
+
+SHOWN_DIGITS = 8
 
 
 def _raised(r) -> str:
@@ -188,6 +234,10 @@ def compare_outcomes(actual: dict | None, expected: dict, tol: Tolerance, *, rev
             if not reveal:
                 return FAILED, f"raised {got.get('type')}, but not the expected exception"
             return FAILED, f"raised {_raised(got)}\nexpected it to raise {_raised(want)}"
+        if got.get("type") in WRONG_ANSWER_ERRORS:  # kael's gradcheck found a wrong gradient
+            if not reveal:
+                return FAILED, "kael's gradcheck found a wrong gradient"
+            return FAILED, f"kael's gradcheck found a wrong gradient: {got.get('message', '')}"
         message = f"raised {_raised(got)}"
         trace = got.get("traceback")
         if trace and not reveal:
@@ -216,7 +266,8 @@ def compare_outcomes(actual: dict | None, expected: dict, tol: Tolerance, *, rev
     if not reveal:
         return FAILED, "wrong answer"
     path, a, e, why = diff
-    message = f"returned {render(value)}\nexpected {render(want)}"
+    # Both whole values at one precision; the first difference below at full precision.
+    message = f"returned {render(value, digits=SHOWN_DIGITS)}\nexpected {render(want, digits=SHOWN_DIGITS)}"
     if path:
         detail = why or f"{render(a, 80)} instead of {render(e, 80)}"
         message += f"\nfirst difference at {path}: {detail}"

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["KIND", "compare_domain", "is_domain", "DEFAULT_TOLERANCE"]
+__all__ = ["KIND", "compare_domain", "is_domain", "DEFAULT_TOLERANCE", "WRONG_ANSWER_ERRORS"]
 
 KIND = "kael-domain/1"
 PASSED, FAILED, ERROR = "passed", "failed", "error"
 DEFAULT_TOLERANCE = {"float32": (1e-5, 1e-7), "float64": (1e-9, 1e-13)}
+# Exceptions that say the answer is wrong, not that the program failed: kael's gradcheck raising
+# inside a test found a wrong gradient (a Wrong Answer, not a Runtime Error).
+WRONG_ANSWER_ERRORS = frozenset({"kael.autograd.gradcheck.GradcheckError"})
 
 
 def is_domain(value) -> bool:
@@ -78,7 +81,8 @@ def _first_step_difference(a, e, tol):
             return FAILED, k, "the calls were made in another order"
         text = _step_difference(s, w, tol)
         if text is not None:
-            return (ERROR if "raised" in s and "raised" not in w else FAILED), k, text
+            crashed = "raised" in s and "raised" not in w and s["raised"].get("type") not in WRONG_ANSWER_ERRORS
+            return (ERROR if crashed else FAILED), k, text
     if len(steps) > len(want):
         return FAILED, len(want), "more calls than the reference made"
     return None

@@ -113,3 +113,21 @@ def test_an_int_beyond_the_float_range_is_a_wrong_answer_not_a_judge_error(actua
 def test_equal_ints_beyond_the_float_range_compare_exactly():
     assert first_difference([10**400], [10**400], TOL) is None
     assert first_difference([10**400 + 1], [10**400], TOL) is not None
+
+
+def test_a_gradcheck_that_raises_inside_a_test_is_a_wrong_answer_not_a_runtime_error():
+    raised = {"raised": {"type": "kael.autograd.gradcheck.GradcheckError",
+                         "message": "Jacobian mismatch for output 0 with respect to input 0", "traceback": "..."}}
+    status, message = compare_outcomes(raised, {"value": True}, TOL)
+    assert status == "failed" and "gradcheck found a wrong gradient: Jacobian mismatch" in message
+    assert compare_outcomes(raised, {"value": True}, TOL, reveal=False) == (
+        "failed", "kael's gradcheck found a wrong gradient")
+    other = {"raised": {"type": "TypeError", "message": "bad", "traceback": ""}}
+    assert compare_outcomes(other, {"value": True}, TOL)[0] == "error"
+
+
+def test_returned_and_expected_print_at_one_precision():
+    status, message = compare_outcomes({"value": [0.30000001192092896, 1.0]}, {"value": [0.3, 2]}, TOL)
+    assert status == "failed"
+    assert message.splitlines()[:2] == ["returned [0.30000001, 1.0]", "expected [0.3, 2]"]
+    assert "first difference at [1]: 1.0 instead of 2" in message

@@ -189,3 +189,9 @@ def test_compare_outcomes_hands_a_domain_record_to_the_oracle():
     got = _record(_step(_tensor([1.5])))
     status, message = compare_outcomes({"value": got}, {"value": want}, Tolerance())
     assert status == "failed" and message.startswith("case 1 of 2")
+
+
+def test_a_gradcheck_error_in_a_generated_case_is_a_failure():
+    raised = {"type": "kael.autograd.gradcheck.GradcheckError", "message": "Jacobian mismatch"}
+    status, message = _compare(_step(raised=raised), _step(["bool", True]))
+    assert status == "failed" and "raised kael.autograd.gradcheck.GradcheckError" in message

@@ -190,3 +190,80 @@ def test_generated_ledgers(m):
         out.append([[r["kind"], r["name"], r["shape"], r["dtype"], r["bytes"]] for r in records]
                    + [m.summary(records)])
     return out
+
+
+# -- the declared domain (harness/domain.py): ledgers of drawn functions, inputs and parameters ----
+
+from judge_domain import Domain  # noqa: E402  (the judge copies harness/domain.py beside this file)
+
+DOMAIN = Domain("activation-ledger")
+
+
+def _fn(d, names):
+    """A function of the drawn inputs (tensors of shape [r, c] and numbers in any order) and
+    parameters: matmuls, GELU and SiLU, a view of an input or of a parameter, a number operand."""
+    which = d.choice(("linear gelu", "mlp silu", "scaled product", "view of an input",
+                      "view of a parameter", "exp of a slice"), "fn")
+
+    def tensors(args):
+        return [a for a in args if isinstance(a, kael.Tensor)]
+
+    def fn(*args):
+        xs, nums = tensors(args), [a for a in args if not isinstance(a, kael.Tensor)]
+        x, w = xs[0], names["w"]
+        scale = nums[0] if nums else 2.0
+        if which == "linear gelu":
+            return F.gelu(x @ w)
+        if which == "mlp silu":
+            return F.silu(x @ w) @ names["v"]
+        if which == "scaled product":
+            return (x * scale) * xs[-1]
+        if which == "view of an input":
+            return x.t() @ x[:, :1]
+        if which == "view of a parameter":
+            return x @ w.t().t()
+        return x[:, :1].exp() * scale
+    return fn
+
+
+@DOMAIN.case("ledger", cases=160, classes=(
+    "fn linear gelu", "fn mlp silu", "fn scaled product", "fn view of an input", "fn view of a parameter",
+    "fn exp of a slice", "dtype float32", "dtype float64", "numbers among the inputs", "no params",
+    "a parameter is a view of an input", "summary of drawn records"))
+def ledger_case(d, m):
+    """ledger(fn, inputs, params): its output, every record, the output's backward (the hooks must
+    hand back the saved tensors), then summary(records); or summary of records drawn here."""
+    if d.chance(0.15):
+        d.label("summary of drawn records")
+        records = [{"shape": [2], "dtype": "float32", "bytes": d.choice((0, 4, 8, 512)),
+                    "kind": d.choice(("input", "parameter", "activation")), "name": None}
+                   for _ in range(d.integer(0, 5))]
+        d.call("summary(records)", m.summary, records)
+        return
+    dtype = d.dtype()
+    r, c = d.integer(1, 3), d.integer(1, 3)
+    x = d.tensor((r, c), dtype, mix="ordinary", layout="contiguous", requires_grad=True)
+    names = {"w": d.tensor((c, c), dtype, mix="ordinary", layout="contiguous", requires_grad=True),
+             "v": d.tensor((c, 2), dtype, mix="ordinary", layout="contiguous", requires_grad=True)}
+    inputs = [x, d.tensor((r, c), dtype, mix="ordinary", layout="contiguous", requires_grad=True)]
+    for _ in range(d.integer(0, 2)):
+        d.label("numbers among the inputs")
+        inputs.insert(d.integer(0, len(inputs)), d.choice((0.5, 3, -1.25)))
+    params = dict(names)
+    if d.chance(0.2):
+        d.label("a parameter is a view of an input")
+        params["x_view"] = x[:, :1]
+    if d.chance(0.2):
+        d.label("no params")
+        params = None
+    fn = _fn(d, names)
+    result = d.call("ledger(fn, inputs, params)", m.ledger, fn, inputs, params)
+    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], kael.Tensor):
+        d.call("backward of the output", result[0].sum().backward, watch=[x] + list(names.values()))
+        d.call("summary(records)", m.summary, result[1])
+
+
+def test_domain_ledger(m):
+    """ledger and summary on 160 generated cases (functions with views, numbers among the inputs,
+    parameters that are views, float32 and float64): records, output, backward, totals"""
+    return DOMAIN.run(m, "ledger")

@@ -240,3 +240,82 @@ def test_cube_backward_after_another_threads_cube(m):
     b = _in_another_thread(other)
     y.sum().backward()
     return [b, x.grad.tolist()]
+
+
+# -- the declared domain (harness/domain.py): programs of saves, writes and unpacks ----------------
+
+from judge_domain import Domain  # noqa: E402  (the judge copies harness/domain.py beside this file)
+
+DOMAIN = Domain("saved-tensor")
+WRITES = ("add_ on the tensor", "mul_ on a view", "setitem on the base", "write through detach()",
+          "out-of-place op (no write)")
+
+
+def _unpacked(saved, original):
+    """What unpack() gave, as a caller sees it: the tensor, whether it shares the saved tensor's
+    memory, its version."""
+    t = saved.unpack()
+    return [t, t.untyped_storage() is original.untyped_storage(), t._version]
+
+
+def _write(d, base, target, how):
+    with kael.no_grad():
+        if how == "add_ on the tensor":
+            target.add_(1.0)
+        elif how == "mul_ on a view":
+            (base[..., :1] if base.dim() else base.view(1)).mul_(2.0)
+        elif how == "setitem on the base":
+            base[...] = 0.5
+        elif how == "write through detach()":
+            target.detach().sub_(0.25)
+        else:
+            (target * 2.0).sum()
+
+
+@DOMAIN.case("programs", cases=220, classes=tuple(f"write {w}" for w in WRITES) + (
+    "rank 0", "rank 3", "size 0", "layout transposed", "layout stepped", "dtype float32", "dtype float64",
+    "saved a view", "saved after a write", "unpack twice", "two saved tensors", "Cube"))
+def programs_case(d, m):
+    """A tensor (any shape, layout, dtype), perhaps written first; SavedTensor of it or of a view;
+    then writes (in place through the tensor, a view, the base, detach(), or none) between
+    version reads and unpacks, repeated; or Cube's forward, a write, its backward."""
+    base = d.tensor(d.shape(max_rank=3), d.dtype(), mix="ordinary",
+                    layout=d.choice(("contiguous", "transposed", "stepped")), requires_grad=d.chance(0.5))
+    if d.chance(0.3):
+        d.label("Cube")
+        y = d.call("Cube.apply(x)", m.Cube.apply, base)
+        if d.chance(0.5):
+            d.label(f"write {d.choice(WRITES)}")
+            _write(d, base, base, d.labels[-1][len('write '):])
+        if isinstance(y, kael.Tensor) and y.requires_grad:
+            d.call("backward", y.backward, d.like(y, mix="ordinary"), watch=[base])
+        return
+    target = base
+    if d.chance(0.3) and base.dim() > 0:
+        d.label("saved a view")
+        target = base[..., :1]
+    if d.chance(0.2):
+        d.label("saved after a write")
+        _write(d, base, target, "add_ on the tensor")
+    saved = [d.call("SavedTensor(t)", m.SavedTensor, target)]
+    if d.chance(0.3):
+        d.label("two saved tensors")
+        saved.append(d.call("another SavedTensor(t)", m.SavedTensor, target))
+    for _ in range(d.integer(1, 4)):
+        s = d.choice(saved)
+        if s is None:
+            continue
+        d.call("version", lambda: s.version)
+        d.call("unpack()", _unpacked, s, target)
+        if d.chance(0.4):
+            d.label("unpack twice")
+            d.call("unpack() again", _unpacked, s, target)
+        how = d.choice(WRITES)
+        d.label(f"write {how}")
+        _write(d, base, target, how)
+
+
+def test_domain_programs(m):
+    """220 generated programs of SavedTensor and Cube (saves of tensors and views, writes through
+    every path, unpacks repeated): versions, unpacked tensors, the exact error"""
+    return DOMAIN.run(m, "programs")
