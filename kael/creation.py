@@ -151,6 +151,8 @@ def randn(*size, dtype=None, requires_grad=False, generator=None) -> Tensor:
 
 def randint(low, high=None, size=(), *, dtype=None, generator=None) -> Tensor:
     """Integers in [low, high) (``randint(high, size)`` starts at 0)."""
+    if isinstance(high, (tuple, list)):  # randint(high, size)
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     size = _size((size,))

@@ -660,17 +660,17 @@ class Tensor:
         return ops.ne(self, self)
 
     # -- reductions -----------------------------------------------------------------------------------
-    def sum(self, dim=None, keepdim=False, dtype=None):
-        return ops.sum(self, dim, keepdim, dtype=dtype)
+    def sum(self, dim=None, keepdim=False, dtype=None, *, axis=None):
+        return ops.sum(self, dim, keepdim, dtype=dtype, axis=axis)
 
-    def mean(self, dim=None, keepdim=False):
-        return ops.mean(self, dim, keepdim)
+    def mean(self, dim=None, keepdim=False, dtype=None, *, axis=None):
+        return ops.mean(self, dim, keepdim, dtype, axis=axis)
 
-    def var(self, dim=None, keepdim=False, unbiased=True):
-        return ops.var(self, dim, keepdim, unbiased)
+    def var(self, dim=None, keepdim=False, unbiased=True, *, correction=None, axis=None):
+        return ops.var(self, dim, keepdim, unbiased, correction=correction, axis=axis)
 
-    def std(self, dim=None, keepdim=False, unbiased=True):
-        return ops.std(self, dim, keepdim, unbiased)
+    def std(self, dim=None, keepdim=False, unbiased=True, *, correction=None, axis=None):
+        return ops.std(self, dim, keepdim, unbiased, correction=correction, axis=axis)
 
     def max(self, dim=None, keepdim=False):
         return ops.max(self, dim, keepdim)
@@ -699,11 +699,11 @@ class Tensor:
     def log_softmax(self, dim):
         return ops.log_softmax(self, dim)
 
-    def all(self):
-        return ops.all(self)
+    def all(self, dim=None, keepdim=False):
+        return ops.all(self, dim, keepdim)
 
-    def any(self):
-        return ops.any(self)
+    def any(self, dim=None, keepdim=False):
+        return ops.any(self, dim, keepdim)
 
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return ops.allclose(self, other, rtol, atol, equal_nan)

@@ -66,8 +66,9 @@ class Sum(Function):
         return g if g.dtype is ni.dtype else g.to(ni.dtype)
 
 
-def sum(a, dim=None, keepdim=False, dtype=None):
-    """Sum over ``dim`` (an int, a tuple of ints, or ``None`` for every dim)."""
+def sum(a, dim=None, keepdim=False, dtype=None, *, axis=None):
+    """Sum over ``dim`` (an int, a tuple of ints, or ``None`` for every dim; ``axis`` is its alias)."""
+    dim = dim if axis is None else axis
     dims = _dims(dim, a.ndim)
     if dtype is not None:
         dtype = dt.as_dtype(dtype)
@@ -81,7 +82,10 @@ def _count(shape, dims) -> int:
     return n
 
 
-def mean(a, dim=None, keepdim=False):
+def mean(a, dim=None, keepdim=False, dtype=None, *, axis=None):
+    dim = dim if axis is None else axis
+    if dtype is not None:
+        a = a.to(dt.as_dtype(dtype))
     if not a.dtype.is_floating_point:
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point "
@@ -120,12 +124,17 @@ class Var(Function):
         return g * (2.0 / ctx.denominator if ctx.denominator else math.inf) * (a - m)
 
 
-def var(a, dim=None, keepdim=False, unbiased=True):
+def var(a, dim=None, keepdim=False, unbiased=True, *, correction=None, axis=None):
+    """``correction`` (PyTorch's newer spelling) replaces ``unbiased``: the sum of squares is
+    divided by n - correction."""
+    dim = dim if axis is None else axis
     if not a.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = _dims(dim, a.ndim)
     n = _count(a.shape, dims)
-    denominator = (n - 1 if n else 0) if unbiased else n  # one element, unbiased: 0 / 0 = nan
+    if correction is None:
+        correction = 1 if unbiased else 0
+    denominator = n - correction if n > correction else 0  # one element, unbiased: 0 / 0 = nan
     return Var.apply(a, dims=dims, keepdim=keepdim, denominator=denominator, whole=dim is None or a.ndim == 0)
 
 
@@ -138,8 +147,8 @@ class Std(Sqrt):
         return where(y == 0, 0.0, g / (2 * y))
 
 
-def std(a, dim=None, keepdim=False, unbiased=True):
-    return Std.apply(var(a, dim, keepdim, unbiased))
+def std(a, dim=None, keepdim=False, unbiased=True, *, correction=None, axis=None):
+    return Std.apply(var(a, dim, keepdim, unbiased, correction=correction, axis=axis))
 
 
 class Amax(Function):
@@ -390,16 +399,25 @@ def log_softmax(a, dim):
     return LogSoftmax.apply(a, dim=norm_dim(dim, a.ndim))
 
 
-def all(a) -> Tensor:
-    """True when every element is nonzero."""
+def all(a, dim=None, keepdim=False) -> Tensor:
+    """True when every element is nonzero (along ``dim`` when given)."""
+    if dim is not None:
+        return (_count_nonzero(a, dim, keepdim) == _count(a.shape, _dims(dim, a.ndim)))
     n = B.item(B.sum(B.astype(a._data, dt.bool_), tuple(range(a.ndim)), False))
     return _wrap(B.full((), n == a.numel(), dt.bool_))
 
 
-def any(a) -> Tensor:
-    """True when some element is nonzero."""
+def any(a, dim=None, keepdim=False) -> Tensor:
+    """True when some element is nonzero (along ``dim`` when given)."""
+    if dim is not None:
+        return _count_nonzero(a, dim, keepdim) > 0
     n = B.item(B.sum(B.astype(a._data, dt.bool_), tuple(range(a.ndim)), False))
     return _wrap(B.full((), n > 0, dt.bool_))
+
+
+def _count_nonzero(a, dim, keepdim) -> Tensor:
+    """How many elements are nonzero along ``dim`` (int64)."""
+    return _wrap(B.sum(B.astype(a._data, dt.bool_), _dims(dim, a.ndim), keepdim))
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:

@@ -188,3 +188,19 @@ def test_random_split_partitions_the_dataset():
     assert sorted([a[i][0].item() for i in range(7)] + [b[i][0].item() for i in range(3)]) == list(range(10))
     with pytest.raises(ValueError, match="Sum of input lengths"):
         random_split(ds, [3, 3])
+
+
+def test_reduction_spellings_pytorch_code_uses():
+    x = kael.tensor([[1.0, 2.0, 4.0], [3.0, 5.0, 9.0]])
+    assert x.sum(axis=1).tolist() == [7.0, 17.0] and kael.sum(x, axis=0).tolist() == [4.0, 7.0, 13.0]
+    assert x.mean(axis=0).tolist() == [2.0, 3.5, 6.5]
+    assert kael.tensor([[1, 2, 4], [3, 5, 9]]).mean(dtype=kael.float64).item() == 4.0
+    assert x.var(correction=0).item() == pytest.approx(6.666666, rel=1e-5)
+    assert x.var(1, correction=2).tolist() == pytest.approx([4.666666, 18.666666], rel=1e-5)
+    assert x.std(correction=0).item() == pytest.approx(2.5819889, rel=1e-6)
+    assert kael.var(x, dim=1, correction=0, keepdim=True).shape == (2, 1)
+    assert x.any(dim=1).tolist() == [True, True] and (x > 2).all(1, keepdim=True).tolist() == [[False], [True]]
+    assert kael.any(x > 4, dim=0).tolist() == [False, True, True]
+    kael.manual_seed(0)
+    r = kael.randint(5, (3,))
+    assert r.shape == (3,) and all(0 <= v < 5 for v in r.tolist()) and kael.randint(2, 4, (2, 2)).shape == (2, 2)
