@@ -37,7 +37,8 @@ class MaxDim(kael.autograd.Function):
         raise NotImplementedError("implement MaxDim.forward: return (values, indices)")
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx, g, g_indices=None):
+        """g: the values' gradient; g_indices, if given, belongs to the indices and is ignored."""
         raise NotImplementedError("implement MaxDim.backward: g only at the argmax")
 
 

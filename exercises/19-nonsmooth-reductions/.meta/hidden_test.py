@@ -142,10 +142,10 @@ def test_no_tensor_kept_as_a_ctx_attribute(m):
 from judge_domain import Domain  # noqa: E402  (the judge copies harness/domain.py beside this file)
 
 DOMAIN = Domain("nonsmooth-reductions")
-FINITE = ("ordinary", "zeros", "huge", "tiny", "ties", "near ties")  # the statement: finite values
+FINITE = ("ordinary", "zeros", "huge", "tiny", "ties", "near ties")  # nan is not in the domain
 SHAPE_CLASSES = ("rank 1", "rank 2", "rank 4", "size 1", "size n")
 VIEW_CLASSES = ("layout contiguous", "layout transposed", "layout stepped", "layout expanded")
-VALUE_CLASSES = tuple(f"values {mix}" for mix in FINITE) + ("dtype float32", "dtype float64")
+VALUE_CLASSES = tuple(f"values {mix}" for mix in FINITE) + ("values infinite", "dtype float32", "dtype float64")
 
 
 def _backward(y, g, x):
@@ -161,7 +161,7 @@ def _reduced_input(d):
     d.label("dim negative" if dim < 0 else "dim positive")
     if shape[dim] == 0:
         shape[dim] = 2
-    x = d.tensor(shape, d.dtype(), mix=d.choice(FINITE), requires_grad=True)
+    x = _with_infinities(d, d.tensor(shape, d.dtype(), mix=d.choice(FINITE)))
     d.inputs.append(f"dim {dim}")
     return x, dim
 
@@ -173,9 +173,9 @@ def amax_case(d, m):
     dim of the same x (state kept between calls shows)."""
     x, dim = _reduced_input(d)
     d.function_steps("Amax", m.Amax, [x, dim])
-    if x.ndim > 1 and d.chance(0.4):
+    other = (dim + 1) % x.ndim
+    if x.ndim > 1 and x.shape[other] > 0 and d.chance(0.4):
         d.label("again on another dim")
-        other = (dim + 1) % x.ndim
         d.function_steps("Amax (another dim)", m.Amax, [x, other])
 
 
@@ -193,8 +193,19 @@ def max_dim_case(d, m):
 
 
 def _elementwise(d):
-    """x of rank 0-4 (sizes 0, 1, n) in any layout and finite value mix."""
-    return d.tensor(d.shape(), d.dtype(), mix=d.choice(FINITE), requires_grad=True)
+    """x of rank 0-4 (sizes 0, 1, n) in any layout and value mix (no nan)."""
+    return _with_infinities(d, d.tensor(d.shape(), d.dtype(), mix=d.choice(FINITE)))
+
+
+def _with_infinities(d, x):
+    """x itself, or (a fifth of the time) a copy with some elements set to +inf or -inf (the
+    statement allows infinities, not nan); requiring grad."""
+    if d.chance(0.2) and x.numel():
+        d.label("values infinite")
+        signs = kael.tensor([d.choice((-1.0, 0.0, 0.0, 1.0)) for _ in range(x.numel())], dtype=x.dtype)
+        signs = signs.reshape(x.shape)
+        x = kael.where(signs == 0, x, signs * float("inf"))
+    return x.requires_grad_(True)
 
 
 @DOMAIN.case("relu_abs", cases=200, classes=SHAPE_CLASSES + VIEW_CLASSES + VALUE_CLASSES + (

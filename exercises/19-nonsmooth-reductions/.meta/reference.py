@@ -29,7 +29,7 @@ class MaxDim(kael.autograd.Function):
         return x.amax(dim), indices
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx, g, g_indices=None):  # the indices (an output too) have no gradient
         (indices,) = ctx.saved_tensors
         onehot = kael.eye(ctx.n, dtype=g.dtype)[indices]  # [..., n]: 1 at the argmax
         last = onehot.ndim - 1
