@@ -176,7 +176,7 @@ def _source(d, shape, requires_grad=True):
 
 
 @DOMAIN.case("scatter_add_rows", cases=120, classes=COMMON + INDEX_CLASSES[:1] + INDEX_CLASSES[2:] + (
-    "rank 1", "rank 3"))
+    "rank 0", "rank 2"))
 def scatter_add_rows_case(d, m):
     """scatter_add_rows(n, index, src): n from 1 to 4, index of k positions in [0, n) (repeats,
     empty), src [k, *rest] with rest of rank 0-2 in any layout."""
