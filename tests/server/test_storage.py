@@ -154,3 +154,27 @@ def test_no_grading_workers_without_a_task_queue_refuses_submissions(make_client
                     headers={"X-Client-Token": token})
     assert r.status_code == 503 and r.headers["Retry-After"]
     assert "nothing grades here" in r.json()["detail"]
+
+
+def test_a_database_of_the_last_release_gains_classes_and_keeps_its_submissions(engine):
+    """A database stopped at revision 0004 (before classes) is brought to head: its submissions
+    stay, and the class tables and the dashboard's index are there."""
+    from alembic import command
+
+    from server.db import alembic_config
+
+    with engine.connect() as conn:
+        command.upgrade(alembic_config(conn), "0004")
+        conn.commit()
+    sessions = make_sessionmaker(engine)
+    _store(sessions, "before-classes")
+    assert current_revision(engine) == "0004"
+    assert migrate(engine) == head_revision()
+    with engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+    assert _row(sessions, "before-classes").status == "queued"
+    with sqlite3.connect(engine.url.database) as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        indexes = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"teachers", "classes", "enrollments"} <= tables
+    assert "ix_submissions_class_board" in indexes
