@@ -192,15 +192,27 @@ FAKE_PROC = {
     "uptime": "0.00 0.00\n",
     "empty": "",
 }
-# Files of /proc masked with ``fake-proc/<source>`` (those that exist on the host).
-PROC_MASKS = {
-    "/proc/meminfo": "meminfo", "/proc/stat": "stat", "/proc/loadavg": "loadavg",
-    "/proc/uptime": "uptime", "/proc/vmstat": "empty", "/proc/zoneinfo": "empty",
-    "/proc/buddyinfo": "empty", "/proc/diskstats": "empty", "/proc/interrupts": "empty",
-    "/proc/softirqs": "empty", "/proc/schedstat": "empty", "/proc/swaps": "empty",
-    "/proc/locks": "empty", "/proc/key-users": "empty", "/proc/keys": "empty",
-    "/proc/timer_list": "empty",
-}
-# (Files only root may read, such as slabinfo, vmallocinfo, pagetypeinfo and kcore, stay as
-# they are: the program never runs as root.)
-PROC_DIR_MASKS = ("/proc/pressure", "/proc/sys", "/proc/sysvipc")
+# /proc in the sandbox is an allow-list. A run sees its own processes (the pid namespace has
+# only them) and, at the top level, only these per-process views:
+PROC_ALLOWED = frozenset({"self", "thread-self", "mounts", "net"})  # the last two: links into self/
+# ... and these machine-wide files as constants (``FAKE_PROC``, as container runtimes' lxcfs):
+PROC_FAKED = {"meminfo": "meminfo", "stat": "stat", "loadavg": "loadavg", "uptime": "uptime"}
+# Every other top-level entry is covered: a file by an empty file, a folder by an empty folder.
+# ``sandbox.self_test`` checks, from inside, that nothing else is readable, and fails closed.
+
+
+def proc_masks(allowed=PROC_ALLOWED) -> list[tuple[str, str]]:
+    """``[(/proc path, fake-proc source)]`` covering every top-level entry of this machine's
+    /proc that is not ``allowed`` (its process folders aside: the run's pid namespace has its
+    own). A symbolic link that is not allowed is left for the self-test to refuse (a bind
+    mount would follow it)."""
+    masks = []
+    for name in sorted(os.listdir("/proc")):
+        path = os.path.join("/proc", name)
+        if name.isdigit() or name in allowed or os.path.islink(path):
+            continue
+        if name in PROC_FAKED:
+            masks.append((path, PROC_FAKED[name]))
+        else:
+            masks.append((path, "empty-dir" if os.path.isdir(path) else "empty"))
+    return masks

@@ -100,6 +100,7 @@ class SandboxRunner:
     cgroups: CgroupManager | None = None
     output_cap: int = 1024 * 1024
     trees: KaelTrees | None = None  # kael without what a run's rules switch off (kaelcopy.py)
+    proc_allowed: frozenset = rootfs.PROC_ALLOWED  # what the self-test allows is rootfs's list
     tools: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -162,12 +163,8 @@ class SandboxRunner:
             "--proc", "/proc", "--dev", "/dev",
         ]
         fake = root / "fake-proc"
-        for target, source in rootfs.PROC_MASKS.items():
-            if os.path.exists(target):
-                args += ["--ro-bind", str(fake / source), target]
-        for target in rootfs.PROC_DIR_MASKS:
-            if os.path.isdir(target):
-                args += ["--ro-bind", str(fake / "empty-dir"), target]
+        for target, source in rootfs.proc_masks(self.proc_allowed):
+            args += ["--ro-bind", str(fake / source), target]
         args += ["--chdir", "/tmp", "--clearenv"]
         for key, value in {**BASE_ENV, **(env or {})}.items():
             args += ["--setenv", key, value]
@@ -303,6 +300,21 @@ with open("/proc/self/status") as f:
     report["seccomp"] = [l.split()[1] for l in f if l.startswith("Seccomp:")]
 with open("/proc/meminfo") as f:
     report["meminfo"] = f.readline().split()[1]
+report["proc"] = {}
+for name in os.listdir("/proc"):
+    path = "/proc/" + name
+    if name.isdigit():
+        continue
+    try:
+        if os.path.isdir(path):
+            seen = len(os.listdir(path))
+        else:
+            with open(path, "rb") as f:
+                seen = len(f.read(1 << 16))
+    except OSError:
+        continue
+    if seen:
+        report["proc"][name] = seen
 report["importable"] = sorted(n for n in ("pip", "numpy", "fastapi", "pytest", "setuptools")
                               if __import__("importlib.util").util.find_spec(n) is not None)
 print(json.dumps(report))
@@ -354,6 +366,9 @@ def self_test(runner: SandboxRunner, must_hide: list[str]) -> dict:
         problems.append(f"no seccomp filter (Seccomp: {report.get('seccomp')})")
     if report.get("meminfo") != rootfs.FAKE_PROC["meminfo"].split()[1]:
         problems.append("/proc/meminfo shows the host's memory")
+    exposed = sorted(set(report.get("proc", ())) - rootfs.PROC_ALLOWED - set(rootfs.PROC_FAKED))
+    if exposed or "proc" not in report:
+        problems.append("/proc is not the allow-list: can read " + ", ".join(f"/proc/{n}" for n in exposed))
     if report.get("importable"):
         problems.append("can import " + ", ".join(report["importable"]))
     if not str(report.get("kael", "")).startswith(KAEL_MOUNT):

@@ -55,6 +55,27 @@ def test_self_test_catches_a_sandbox_that_does_not_drop_privileges(runner):
         self_test(leaky, [])
 
 
+def test_proc_is_an_allow_list_checked_by_the_self_test(runner):
+    """Issue 22.2: /proc was a deny-list, and machine-wide files it did not name still moved
+    with what other runs did. What a run can read at the top of /proc is now exactly the
+    allowed per-process views and the constant fakes."""
+    from server.grading import rootfs
+
+    report = self_test(runner, [])
+    print("\n/proc entries readable in the sandbox:", sorted(report["proc"]))
+    assert set(report["proc"]) <= rootfs.PROC_ALLOWED | set(rootfs.PROC_FAKED)
+    assert {"self", "meminfo"} <= set(report["proc"])
+
+
+@pytest.mark.parametrize("entry", ["vmstat", "cpuinfo", "pressure"])
+def test_the_self_test_fails_when_one_more_machine_wide_entry_is_readable(runner, entry):
+    if not os.path.exists(f"/proc/{entry}"):
+        pytest.skip(f"this kernel has no /proc/{entry}")
+    leaky = replace(runner, proc_allowed=runner.proc_allowed | {entry})
+    with pytest.raises(SandboxError, match=f"/proc is not the allow-list: can read /proc/{entry}"):
+        self_test(leaky, [])
+
+
 def test_self_test_catches_a_visible_host_path(runner, tmp_path):
     with pytest.raises(SandboxError, match="sees host paths /usr/bin"):
         self_test(runner, ["/usr/bin"])
