@@ -71,3 +71,13 @@ def test_sum_to_impossible_raises(m):
 
 
 test_sum_to_impossible_raises.raises = ["RuntimeError", "sum_to: shape [2, 3] cannot be reduced to [4]"]
+
+
+def test_sum_to_two_kept_dims(m):
+    """sum_to(g, (2, 1, 1)) for g = arange(24) of shape [2, 3, 4]: both size-1 dims are summed, kept"""
+    g = kael.arange(24, dtype=kael.float64).reshape(2, 3, 4)
+    out = m.sum_to(g, (2, 1, 1))
+    return [list(out.shape), out.tolist()]
+
+
+test_sum_to_two_kept_dims.expected = [[2, 1, 1], [[[66.0]], [[210.0]]]]

@@ -60,3 +60,24 @@ def test_gradcheck_catches_wrong_backward(m):
 
 
 test_gradcheck_catches_wrong_backward.raises = ['gradcheck.GradcheckError', 'Jacobian mismatch for input 0 at element [0]: analytic 2.06653, numeric 1.37769']
+
+
+def test_numeric_gradient_is_a_central_difference(m):
+    """numeric_gradient(lambda x: x ** 3, [x], 0, [1.0], eps=0.01) at x = [2]: central, (L(x+e) -
+    L(x-e)) / 2e = 12.0001 (a one-sided difference gives 12.0601)"""
+    x = _leaf([2.0])
+    return m.numeric_gradient(lambda t: t ** 3, [x], 0, [1.0], eps=0.01)
+
+
+test_numeric_gradient_is_a_central_difference.expected = [12.000099999999847]
+
+
+def test_numeric_gradient_puts_each_element_back(m):
+    """after numeric_gradient(lambda x: x * x, [x], 0, [1.0, 1.0, 1.0], eps=0.1), x holds exactly
+    [0.1, 0.2, 0.7] again, and x.grad is still None"""
+    x = _leaf([0.1, 0.2, 0.7])
+    m.numeric_gradient(lambda t: t * t, [x], 0, [1.0, 1.0, 1.0], eps=0.1)
+    return [x.tolist(), x.tolist() == [0.1, 0.2, 0.7], x.grad is None]  # bit for bit, not within a tolerance
+
+
+test_numeric_gradient_puts_each_element_back.expected = [[0.1, 0.2, 0.7], True, True]

@@ -49,3 +49,15 @@ def test_backward_still_works(m):
 
 
 test_backward_still_works.expected = [2.0, 4.0]
+
+
+def test_a_view_of_an_input_is_that_input(m):
+    """ledger(lambda x, w: x @ w.t(), [x, w]): the saved w.t() is a view of input 1 (same storage),
+    not an activation"""
+    x = kael.ones(2, 3, requires_grad=True)
+    w = kael.ones(4, 3, requires_grad=True)
+    _, records = m.ledger(lambda a, b: a @ b.t(), [x, w])
+    return [[r["kind"], r["name"]] for r in records]
+
+
+test_a_view_of_an_input_is_that_input.expected = [['input', '0'], ['input', '1']]

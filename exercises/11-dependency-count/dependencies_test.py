@@ -67,3 +67,13 @@ def test_diamond_order_is_topological(m):
 
 
 test_diamond_order_is_topological.expected = [True, True, 'AccumulateGrad']
+
+
+def test_order_of_a_square(m):
+    """topological_order(y.grad_fn) for y = (x * x).sum(): AccumulateGrad(x) is ready only after
+    both of MulBackward's edges to it are counted down"""
+    x = kael.tensor([3.0], requires_grad=True)
+    return [n.name() for n in m.topological_order((x * x).sum().grad_fn)]
+
+
+test_order_of_a_square.expected = ['SumBackward', 'MulBackward', 'AccumulateGrad']
