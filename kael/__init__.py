@@ -15,6 +15,8 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from . import cuda
+from ._device import device
 from .backend import backend_name
 from .creation import *  # noqa: F401,F403
 from .creation import __all__ as _creation
@@ -37,7 +39,7 @@ __all__ = [
     "Tensor", "Storage", "Size", "DType", "float32", "float64", "int64", "bool", "float", "double",
     "long", "get_default_dtype", "set_default_dtype", "backend_name", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled",
-    "manual_seed", "seed", "initial_seed", "Generator", "autograd", "ops", "is_tensor",
+    "manual_seed", "seed", "initial_seed", "Generator", "autograd", "ops", "is_tensor", "device", "cuda",
     "save", "load", *_creation, *_ops,
 ]
 

@@ -60,8 +60,8 @@ def as_dtype(value) -> DType:
     """Accept a DType, its name, Python's ``float``/``int``/``bool``, or a numpy dtype."""
     if isinstance(value, DType):
         return value
-    if value is float:
-        return _default_float
+    if value is float:  # Python's float is a double, as in PyTorch (dtype=float is float64)
+        return float64
     if value is int:
         return int64
     if value is bool:

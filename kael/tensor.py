@@ -22,6 +22,7 @@ from .autograd.source import record_modification
 from .autograd.source import state as _source
 from .backend import get_backend
 from .backend.errors import fmt_shape
+from ._device import CPU, as_device, is_device_like
 from .dims import norm_dim
 
 B = get_backend()
@@ -220,8 +221,26 @@ class Tensor:
         return self.dtype.is_floating_point
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self):
+        return CPU
+
+    is_cuda = False
+
+    @property
+    def data(self) -> "Tensor":
+        """The same memory without history and with a version counter of its own (PyTorch's
+        ``.data``: ``p.data -= lr * p.grad`` is not seen by autograd)."""
+        t = object.__new__(Tensor)
+        t._data = self._data
+        t._storage = Storage(None if self._storage.version is None else 0)
+        t._meta = None
+        return t
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._data = value._data  # the version counter stays this tensor's own, as in PyTorch
 
     @property
     def _version(self) -> int:
@@ -376,6 +395,9 @@ class Tensor:
 
     # -- conversion ---------------------------------------------------------------------------------
     def item(self):
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
         return B.item(self._data)
 
     def tolist(self):
@@ -385,9 +407,14 @@ class Tensor:
         if self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         to_numpy = getattr(B, "to_numpy", None)
-        if to_numpy is None:
-            raise RuntimeError("numpy() needs the numpy backend; this process uses the python backend")
-        return to_numpy(self._data)
+        if to_numpy is not None:
+            return to_numpy(self._data)
+        try:
+            import numpy as np
+        except ImportError:
+            raise RuntimeError("Numpy is not available") from None
+        # the python backend's memory is a Python list: the array is a copy (README: deviations)
+        return np.array(self.tolist(), dtype=self.dtype.name if self.dtype is not dt.bool_ else np.bool_)
 
     def __len__(self):
         shape = B.shape(self._data)
@@ -419,6 +446,18 @@ class Tensor:
     def __hash__(self):
         return id(self)
 
+    def __format__(self, spec):
+        if not B.shape(self._data):  # a 0-d tensor formats as its number, as in PyTorch
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __contains__(self, element):
+        if isinstance(element, (Tensor, bool, int, float)):
+            return bool((self == element).any())
+        raise RuntimeError(
+            f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}."
+        )
+
     def __repr__(self):
         return _format.format_tensor(self)
 
@@ -432,12 +471,21 @@ class Tensor:
             t.requires_grad_()
         return t
 
-    def to(self, dtype=None, *args, **kwargs) -> "Tensor":
-        if dtype is None or isinstance(dtype, str) and dtype == "cpu":
-            dtype = kwargs.get("dtype", None)
-            if dtype is None:
-                return self
-        return ops.cast(self, dt.as_dtype(dtype))
+    def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None) -> "Tensor":
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)`` (its dtype and
+        device), and the same as keywords; the only device is the CPU."""
+        if len(args) > 2 or len(args) == 2 and not is_device_like(args[0]):
+            raise TypeError(f"to() received an invalid combination of arguments - got {len(args)} positional arguments")
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif is_device_like(a):
+                device = a
+            elif a is not None:
+                dtype = a
+        as_device(device)
+        t = self if dtype is None else ops.cast(self, dt.as_dtype(dtype))
+        return t.clone() if copy and t is self else t
 
     def type(self, dtype=None):
         if dtype is None:
@@ -461,6 +509,9 @@ class Tensor:
 
     def cpu(self):
         return self
+
+    def cuda(self, device=None, non_blocking=False):
+        as_device("cuda")
 
     def new_tensor(self, data, dtype=None):
         return creation.tensor(data, dtype=dtype or self.dtype)
@@ -559,9 +610,13 @@ class Tensor:
         return ops.bitwise_xor(other, self)
 
     def __eq__(self, other):
+        if not isinstance(other, _COMPARABLE):  # t == None is False, as in PyTorch
+            return NotImplemented
         return ops.eq(self, other)
 
     def __ne__(self, other):
+        if not isinstance(other, _COMPARABLE):
+            return NotImplemented
         return ops.ne(self, other)
 
     def __lt__(self, other):
@@ -705,6 +760,12 @@ class Tensor:
     def any(self, dim=None, keepdim=False):
         return ops.any(self, dim, keepdim)
 
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return ops.norm(self, p, dim, keepdim, dtype=dtype)
+
+    def equal(self, other):
+        return ops.equal(self, other)
+
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return ops.allclose(self, other, rtol, atol, equal_nan)
 
@@ -726,6 +787,14 @@ class Tensor:
 
     def permute(self, *dims):
         return ops.permute(self, *dims)
+
+    def mm(self, mat2):
+        """The matrix product of two 2-D tensors (``matmul`` without its broadcasting)."""
+        if self.ndim != 2:
+            raise RuntimeError("self must be a matrix")
+        if not isinstance(mat2, Tensor) or mat2.ndim != 2:
+            raise RuntimeError("mat2 must be a matrix")
+        return ops.matmul(self, mat2)
 
     def t(self):
         if self.ndim > 2:
@@ -899,6 +968,9 @@ class Tensor:
 
     # --- end of issue 23 part B block
 
+
+
+_COMPARABLE = (Tensor, bool, int, float)
 
 
 def _rebuild(data, dtype_name, requires_grad):

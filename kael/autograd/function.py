@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..backend import get_backend
 from .grad_mode import state as _grad_state
 from .node import FunctionNode, NodeInput
+from .outputs import record_outputs
 from .source import here
 from .source import state as _source
 
@@ -35,6 +36,8 @@ def _bind_tensor(tensor_cls, wrap, no_grad_view) -> None:
 class FunctionCtx:
     """The ``ctx`` a forward sees when no history is recorded: saving is a no-op."""
 
+    _dirty = None
+
     def __init__(self, needs_input_grad):
         self.needs_input_grad = needs_input_grad
 
@@ -42,6 +45,12 @@ class FunctionCtx:
         pass
 
     def mark_non_differentiable(self, *tensors):
+        pass
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def set_materialize_grads(self, value):
         pass
 
     @property
@@ -57,6 +66,9 @@ class Function:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        # kael's own ops with a tuple result (values, indices) have one differentiable output
+        # and a backward that takes its gradient alone; a user's takes one per output
+        cls._builtin = cls.__module__.startswith("kael.")
         cls._node_class = type(
             cls.__name__ + "Backward",
             (FunctionNode,),
@@ -71,6 +83,11 @@ class Function:
     @staticmethod
     def backward(ctx, *grads):
         raise NotImplementedError("implement backward(ctx, *grads) in your Function subclass")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Override it to write ``forward(*args)`` without ``ctx`` (PyTorch's newer style)."""
+        raise NotImplementedError
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -88,13 +105,22 @@ class Function:
 
         state.enabled = False
         try:
-            out = cls.forward(ctx, *args, **kwargs)
+            if cls.setup_context is Function.setup_context:
+                out = cls.forward(ctx, *args, **kwargs)
+            else:
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
         finally:
             state.enabled = enabled
 
+        dirty = ctx._dirty
+        if dirty:
+            return _dirty_outputs(out, dirty, node)
         if isinstance(out, tuple):
             outs = tuple(_as_output(o, args, Tensor, _wrap) for o in out)
-            if node is not None:
+            if node is not None and not cls._builtin:
+                record_outputs(node, outs, Tensor)
+            elif node is not None:
                 floating = [o for o in outs if isinstance(o, Tensor) and o.dtype.is_floating_point]
                 if len(floating) > 1:
                     raise RuntimeError(
@@ -167,9 +193,27 @@ def _as_output(out, args, Tensor, wrap):
             if out is a:
                 return out._alias()
         return out
-    if out is None:
-        return None
-    return wrap(out)
+    if type(out) is B.array_type:
+        return wrap(out)
+    return out  # None, a number or any other Python value, as PyTorch passes it through
+
+
+_LEAF_INPLACE = "a leaf Variable that requires grad has been used in an in-place operation."
+
+
+def _dirty_outputs(out, dirty, node):
+    """``ctx.mark_dirty``: the inputs the forward changed in place are returned as themselves,
+    their version bumped; with history recorded, they now come from ``node``."""
+    outs = out if isinstance(out, tuple) else (out,)
+    for t in dirty:
+        if node is not None and t.requires_grad and t.grad_fn is None:
+            raise RuntimeError(_LEAF_INPLACE)
+        t._storage.bump()
+    if node is not None:
+        record_outputs(node, outs, Tensor)
+        if not isinstance(out, tuple):
+            node._outputs = None
+    return out
 
 
 def once_differentiable(fn):

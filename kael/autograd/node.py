@@ -116,6 +116,9 @@ class FunctionNode(Node):
 
     function = None  # the Function class whose backward this node runs
     saved_names: tuple = ()  # names of the saved tensors, for ``_saved_<name>``
+    _outputs = None  # a user's Function with a tuple result: outputs.Outputs (set per node)
+    _materialize = True  # ctx.set_materialize_grads
+    _dirty = None  # ctx.mark_dirty: the inputs its forward changed in place
 
     def __del__(self):
         # Iterative destruction: take the edges out of every node whose last reference is on
@@ -160,6 +163,14 @@ class FunctionNode(Node):
     def mark_non_differentiable(self, *tensors):
         pass  # outputs of kael Functions that are not floating point never record history
 
+    def mark_dirty(self, *tensors):
+        """The forward changed these inputs in place (and returns them)."""
+        self._dirty = tensors
+
+    def set_materialize_grads(self, value: bool):
+        """False: an output no gradient reached gets ``None`` in backward, not zeros."""
+        self._materialize = bool(value)
+
     # -- introspection ---------------------------------------------------------------------------
     def saved_tensor_records(self) -> list:
         """``[(name, SavedTensor)]`` for every tensor this node saved (not unpacked)."""
@@ -198,7 +209,11 @@ class FunctionNode(Node):
     def apply(self, grad):
         if self._released:
             raise RuntimeError(self._freed_message())
-        grads = self.function.backward(self, grad)
+        layout = self._outputs
+        if layout is None:
+            grads = self.function.backward(self, grad)
+        else:
+            grads = self.function.backward(self, *layout.grads(grad, self._materialize))
         if not isinstance(grads, tuple):
             grads = (grads,)
         positions = self._positions
@@ -206,6 +221,8 @@ class FunctionNode(Node):
             expected = len(self.inputs)
         else:
             expected, positions = positions
+        if len(grads) > expected and all(g is None for g in grads[expected:]):
+            grads = grads[:expected]  # PyTorch accepts extra None gradients
         if len(grads) != expected:
             raise RuntimeError(
                 f"function {self.name()} returned an incorrect number of gradients "

@@ -13,7 +13,7 @@ import threading
 from .source import describe, modification_of
 from .source import state as _source
 
-__all__ = ["SavedTensor", "saved_tensors_hooks", "saving_node"]
+__all__ = ["SavedTensor", "saved_tensors_hooks", "save_on_cpu", "saving_node"]
 
 
 class _HookStack(threading.local):
@@ -46,6 +46,18 @@ class saved_tensors_hooks:
     def __exit__(self, *exc):
         _hooks.stack.pop()
         return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """PyTorch's hooks that move saved tensors to CPU memory until backward. kael's tensors are
+    all in CPU memory already, so a saved tensor is kept as it is (no copy)."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        super().__init__(_keep, _keep)
+
+
+def _keep(tensor):
+    return tensor
 
 
 _DETACHED = (
@@ -82,7 +94,9 @@ class SavedTensor:
             self._unpack = unpack
             self._data = None
         else:
-            self._data = tensor.detach()
+            # an input that requires grad is kept as it is (PyTorch unpacks it with its
+            # requires_grad and grad_fn); anything else, an output among them, detached
+            self._data = tensor if meta is not None and meta.requires_grad else tensor.detach()
             self._packed = None
             self._unpack = None
 

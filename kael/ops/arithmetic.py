@@ -73,17 +73,17 @@ class Sub(Function):
 class Mul(Function):
     """y = a * b;  da = g * b;  db = g * a"""
 
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")  # PyTorch packs b first: a pack hook sees b, then a
 
     @staticmethod
     def forward(ctx, a, b):
         need = ctx.needs_input_grad
-        ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+        ctx.save_for_backward(b if need[0] else None, a if need[1] else None)
         return _binary_forward("mul", a, b)
 
     @staticmethod
     def backward(ctx, g):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         need = ctx.needs_input_grad
         return _grads(ctx, g * b if need[0] else None, g * a if need[1] else None)
 
@@ -326,12 +326,24 @@ def neg(a):
 def clamp(a, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_by_tensors(a, min, max)
     if not a.dtype.is_floating_point and (isinstance(min, float) or isinstance(max, float)):
         a = a.to(dt.get_default_dtype())  # PyTorch promotion: int.clamp(2.5) is float
     return Clamp.apply(a, min, max)
 
 
 clip = clamp
+
+
+def _clamp_by_tensors(a, lo, hi):
+    """clamp with tensor bounds, broadcast elementwise; the gradient goes to ``a`` where
+    lo <= a <= hi and to the bound ``a`` passes (PyTorch's ClampBackward), as two wheres give."""
+    if lo is not None:
+        a = where(a < lo, lo, a)
+    if hi is not None:
+        a = where(a > hi, hi, a)
+    return a
 
 
 def maximum(a, b):

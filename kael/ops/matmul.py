@@ -58,7 +58,24 @@ def matmul(a, b):
         raise TypeError("matmul(): both arguments must be Tensors")
     if a.ndim == 0 or b.ndim == 0:
         raise matmul_error(a.shape, b.shape)
+    if a.dtype is not b.dtype:
+        raise _dtype_mismatch(a, b)
     return Matmul.apply(a, b)
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+
+
+def _dtype_mismatch(a, b) -> RuntimeError:
+    """PyTorch's error for a product of two dtypes: matmul never promotes."""
+    ta, tb = TORCH_NAMES[a.dtype], TORCH_NAMES[b.dtype]
+    if a.ndim == 1 and b.ndim == 1:
+        return RuntimeError(f"dot : expected both vectors to have same dtype, but found {ta} and {tb}")
+    if b.ndim == 1:
+        return RuntimeError(f"addmv input tensors must have the same dtype, but got {tb}, {ta}, and {tb}")
+    return RuntimeError(
+        f"expected m1 and m2 to have the same dtype, but got: {_C_NAMES[a.dtype.name]} != {_C_NAMES[b.dtype.name]}"
+    )
 
 
 def mm(a, b):

@@ -6,14 +6,15 @@ import math
 
 from .. import dtype as dt
 from ..autograd.function import Function
+from ..autograd.grad_mode import no_grad as _no_grad
 from ..tensor import B, Tensor, _wrap
-from ._util import norm_dim, norm_dims, not_implemented, operands
+from ._util import TORCH_NAMES, norm_dim, norm_dims, not_implemented, operands
 from .arithmetic import maximum, minimum, where
 from .unary import Sqrt, exp
 
 __all__ = [
     "sum", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "logsumexp",
-    "softmax", "log_softmax", "all", "any", "allclose",
+    "softmax", "log_softmax", "all", "any", "allclose", "norm",
 ]
 
 
@@ -92,8 +93,79 @@ def mean(a, dim=None, keepdim=False, dtype=None, *, axis=None):
             f"or complex dtype. Got: {a.dtype.name}"
         )
     dims = _dims(dim, a.ndim)
-    n = _count(a.shape, dims)
-    return Sum.apply(a, dims=dims, keepdim=keepdim, dtype=None) / n
+    return Mean.apply(a, dims=dims, keepdim=keepdim, n=_count(a.shape, dims))
+
+
+class Mean(Function):
+    """y = sum(a, dims) / n;  da = expand(g, a.shape) / n"""
+
+    @staticmethod
+    def forward(ctx, a, dims=(), keepdim=False, n=1):
+        ctx.dims, ctx.keepdim, ctx.n = dims, keepdim, n
+        arr = a._data
+        return B.binary("div", B.sum(arr, dims, keepdim), B.full((), n, B.dtype(arr)))
+
+    @staticmethod
+    def backward(ctx, g):
+        ni = ctx.inputs[0]
+        return _unreduce(g, ni.shape, ctx.dims, ctx.keepdim).expand(ni.shape) / ctx.n
+
+
+class Norm(Function):
+    """y = (sum |a|**p)**(1/p) over dims;  da = g * a * |a|**(p-2) / y**(p-1), 0 where y == 0
+    (p = 1: g * sign(a); p = inf: g * sign(a) shared among the elements |a| == y)"""
+
+    saved_names = ("self", "result")
+
+    @staticmethod
+    def forward(ctx, a, p=2.0, dims=(), keepdim=False):
+        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
+        with _no_grad():
+            m = a.abs()
+            if p == math.inf:
+                y = amax(m, dims, keepdim) if a.numel() else sum(m, dims, keepdim)
+            elif p == 0:  # the number of nonzero elements
+                y = sum(m != 0, dims, keepdim).to(a.dtype)
+            elif p == 1:
+                y = sum(m, dims, keepdim)
+            elif p == 2:
+                y = sum(m * m, dims, keepdim).sqrt()
+            else:
+                y = sum(m ** p, dims, keepdim) ** (1.0 / p)
+        ctx.save_for_backward(a, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        a, y = ctx.saved_tensors
+        p = ctx.p
+        g, y = (_unreduce(t, a.shape, ctx.dims, ctx.keepdim) for t in (g, y))
+        if p == 0:
+            return (g * 0.0).expand(a.shape)
+        if p == 1:
+            return g * a.sign()
+        if p == math.inf:
+            mask = a.abs() == y
+            return where(mask, g * a.sign() / sum(mask, ctx.dims, True), 0.0)
+        if p == 2:
+            return where(y == 0, 0.0, g * a / y)
+        return where(y == 0, 0.0, g * a * a.abs() ** (p - 2) / y ** (p - 1))
+
+
+def norm(a, p="fro", dim=None, keepdim=False, dtype=None):
+    """The vector p-norm over ``dim`` (every element by default); ``"fro"`` is p = 2."""
+    if dtype is not None:
+        a = a.to(dt.as_dtype(dtype))
+    if not a.dtype.is_floating_point:
+        raise RuntimeError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {TORCH_NAMES[a.dtype]}"
+        )
+    if p == "fro" or p is None:
+        p = 2.0
+    if isinstance(p, str) or p == -math.inf:
+        raise NotImplementedError(f"norm: p={p!r} is not supported; use a number (inf included) or 'fro'")
+    dims = _dims(dim if not isinstance(dim, int) else (dim,), a.ndim)
+    return Norm.apply(a, p=float(p), dims=dims, keepdim=keepdim)
 
 
 class Var(Function):

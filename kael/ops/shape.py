@@ -167,6 +167,11 @@ def expand(a, *shape):
             f"number of dimensions in the tensor ({len(src)})"
         )
     lead = len(shape) - len(src)
+    for i in range(lead):
+        if shape[i] == -1:
+            raise RuntimeError(
+                f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
+            )
     shape = tuple(src[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(shape))
     if shape == src:
         return a if not a.requires_grad else Expand.apply(a, shape=shape)

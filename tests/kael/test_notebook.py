@@ -64,7 +64,7 @@ def test_mul_backward_saved_both_inputs():
     assert mul._saved_other.tolist() == w.tolist()  # d(xw)/dx = w
     assert mul._saved_self.untyped_storage() is x.untyped_storage()  # a reference, not a copy
     names = [name for name, _ in mul.saved_tensor_records()]
-    assert names == ["self", "other"]
+    assert names == ["other", "self"]  # packed in PyTorch's order: other (w) first
     assert [f.variable for f, _ in mul.next_functions] == [x, w]
 
 

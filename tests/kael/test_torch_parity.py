@@ -767,9 +767,12 @@ def _run(code, module):
     names = {"torch": module, "F": importlib.import_module(module.__name__ + ".nn.functional"),
              "nn": importlib.import_module(module.__name__ + ".nn"),
              "checkpoint": importlib.import_module(module.__name__ + ".utils.checkpoint").checkpoint}
-    *body, last = code.strip().split("\n")
-    exec("\n".join(body), names)
-    return eval(last, names)
+    import ast
+
+    tree = ast.parse(code.strip())
+    last = ast.Expression(tree.body.pop().value)
+    exec(compile(tree, "<case>", "exec"), names)
+    return eval(compile(last, "<case>", "eval"), names)
 
 
 ISSUE23 = [
@@ -804,6 +807,166 @@ importlib.import_module(torch.__name__ + ".utils.checkpoint").checkpoint(lambda 
     ("bitwise_on_float_raises", "torch.tensor([1.0]) & torch.tensor([1.0])", NotImplementedError),
     ("bitwise_float_scalar_raises", "torch.tensor([1, 2]) | 1.5", NotImplementedError),
     ("invert_float_raises", "~torch.tensor([1.0])", TypeError),
+    # item 2: crashes on ordinary code
+    ("format_spec_of_a_0d_loss", """
+loss = torch.tensor(0.123456, requires_grad=True) * 2
+f'{loss:.4f} {torch.tensor(3):5d}'""", "0.2469     3"),
+    ("format_of_a_0d_tensor_is_its_number", "f'{torch.tensor(0.5)}|{torch.tensor(7)}'", "0.5|7"),
+    ("format_spec_of_a_1d_tensor_raises", "f'{torch.tensor([1.0, 2.0]):.2f}'", TypeError),
+    ("data_is_untracked_and_shares_memory", """
+p = torch.ones(2, requires_grad=True)
+(p * 2).sum().backward()
+p.data -= 0.1 * p.grad
+[p.data.requires_grad, p._version, p.data.tolist(), p.requires_grad]""", [False, 0, [0.8, 0.8], True]),
+    ("data_assignment_keeps_the_leaf", """
+p = torch.ones(2, requires_grad=True)
+p.data = torch.zeros(2)
+[p, p.requires_grad, p.is_leaf]""", [([0.0, 0.0], "float32"), True, True]),
+    ("device_objects", """
+d = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+[str(d), repr(d), d == torch.device("cpu"), torch.ones(1).device == d, torch.ones(1).device.type, d == "cpu"]""",
+     ["cpu", "device(type='cpu')", True, True, "cpu", False]),
+    ("to_a_device_and_to_another_tensor", """
+x = torch.ones(2)
+[x.to("cpu"), x.to(torch.device("cpu")), x.to(torch.zeros(1, dtype=torch.float64)), x.to("cpu", torch.float64),
+ x.to(device="cpu", dtype=torch.int64), x.cpu()]""",
+     [([1.0, 1.0], "float32"), ([1.0, 1.0], "float32"), ([1.0, 1.0], "float64"), ([1.0, 1.0], "float64"),
+      ([1, 1], "int64"), ([1.0, 1.0], "float32")]),
+    ("device_on_creation_functions", """
+[torch.linspace(0, 1, 3, device="cpu"), torch.zeros(2, device=torch.device("cpu")), torch.tensor([1], device="cpu"),
+ torch.arange(2, device="cpu"), torch.randn(2, device="cpu").shape[0], torch.ones_like(torch.ones(1), device="cpu")]""",
+     [([0.0, 0.5, 1.0], "float32"), ([0.0, 0.0], "float32"), ([1], "int64"), ([0, 1], "int64"), 2, ([1.0], "float32")]),
+    ("an_unknown_device_string_raises", "torch.device('gpu')", RuntimeError),
+    ("no_cuda", "[torch.cuda.is_available(), torch.cuda.device_count(), torch.ones(1).is_cuda]", [False, 0, False]),
+    ("to_cuda_raises_without_cuda", "torch.ones(2).to('cuda')", AssertionError),
+    ("numpy_of_a_tensor", "torch.tensor([[1.0, 2.0]]).numpy().tolist()", [[1.0, 2.0]]),
+    ("compare_with_none_and_strings", """
+t = torch.tensor([1.0])
+[t == None, t != None, t == "x", t != "x"]""", [False, True, False, True]),
+    ("contains", "[2.0 in torch.tensor([1.0, 2.0]), 3 in torch.tensor([[1, 2]]), torch.tensor(1) in torch.tensor([1, 2])]",
+     [True, False, True]),
+    ("contains_a_string_raises", "'x' in torch.tensor([1.0])", RuntimeError),
+    ("bool_power_of_a_bool", "[torch.tensor(True) ** True, torch.tensor([True, False]) ** False, torch.tensor([True]) ** 2]",
+     [(True, "bool"), ([True, True], "bool"), ([1], "int64")]),
+    ("bool_tensor_power_of_a_bool_tensor_raises", "torch.tensor([True]) ** torch.tensor(True)", NotImplementedError),
+    ("equal_mm_norm", """
+a = torch.tensor([[3.0, 4.0]])
+[a.equal(torch.tensor([[3.0, 4.0]])), torch.equal(a, a[0]), a.mm(a.t()), a.norm(), a.norm(dim=1), a.norm(p=1),
+ a.norm(p=float("inf")), a.norm(p=0.5)]""",
+     [True, False, ([[25.0]], "float32"), (5.0, "float32"), ([5.0], "float32"), (7.0, "float32"), (4.0, "float32"),
+      (13.92820, "float32")]),
+    ("mm_of_a_vector_raises", "torch.ones(2, 2).mm(torch.ones(2))", RuntimeError),
+    ("norm_gradient", """
+x = torch.tensor([[3.0, -4.0], [0.0, 0.0]], requires_grad=True)
+x.norm(dim=1).sum().backward()
+y = torch.tensor([1.0, -3.0, 3.0], requires_grad=True)
+y.norm(p=float("inf")).backward()
+[x.grad, y.grad]""", [([[0.6, -0.8], [0.0, 0.0]], "float32"), ([0.0, -0.5, 0.5], "float32")]),
+    ("norm_of_an_integer_tensor_raises", "torch.tensor([1, 2]).norm()", RuntimeError),
+    ("function_with_several_outputs_and_a_number", """
+class Two(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2, x.exp(), 3
+    @staticmethod
+    def backward(ctx, ga, gb, gc):
+        (x,) = ctx.saved_tensors
+        return ga * 2 + gb * x.exp()
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+a, b, c = Two.apply(x)
+(a.sum() + b.sum()).backward()
+g = x.grad.clone(); x.grad = None
+a, b, c = Two.apply(x)
+a.sum().backward()
+[c, g, x.grad, a.grad_fn.name()]""", [3, ([4.71828, 9.38906], "float32"), ([2.0, 2.0], "float32"), "TwoBackward"]),
+    ("function_set_materialize_grads_false", """
+seen = []
+class NoMat(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        return x.clone(), x.clone()
+    @staticmethod
+    def backward(ctx, ga, gb):
+        seen.append((ga is None, gb is None))
+        return gb
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+NoMat.apply(x)[1].sum().backward()
+[seen, x.grad]""", [[[True, False]], ([1.0, 1.0], "float32")]),
+    ("function_setup_context_and_extra_none_gradients", """
+class Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(x, k):
+        return x * k
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.k = inputs[1]
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.k, None, None
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+Scale.apply(x, 3.0).sum().backward()
+x.grad""", ([3.0, 3.0], "float32")),
+    ("function_mark_dirty", """
+class Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 1
+z = Double.apply(y)
+z.sum().backward()
+w = torch.ones(2)
+[z is y, y._version, z.grad_fn.name(), x.grad, Double.apply(w) is w, w]""",
+     [True, 2, "DoubleBackward", ([2.0, 2.0], "float32"), True, ([2.0, 2.0], "float32")]),
+    ("function_mark_dirty_of_a_leaf_raises", """
+class Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mark_dirty(x)
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g
+Double.apply(torch.ones(2, requires_grad=True))""", RuntimeError),
+    ("saved_tensor_of_a_leaf_requires_grad", """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * torch.tensor([3.0, 4.0], requires_grad=True)
+[repr(y.grad_fn._saved_self), y.grad_fn._saved_self is x]""", ["tensor([1., 2.], requires_grad=True)", True]),
+    ("mul_packs_other_first", """
+x = torch.tensor([1.0], requires_grad=True); w = torch.tensor([2.0], requires_grad=True)
+packed = []
+with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.item()) or t, lambda t: t):
+    y = x * w
+packed""", [2.0, 1.0]),
+    ("save_on_cpu", """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+with torch.autograd.graph.save_on_cpu():
+    y = (x * x).sum()
+y.backward()
+x.grad""", ([2.0, 4.0], "float32")),
+    # item 4: dtypes and error types
+    ("python_float_is_float64", "[torch.tensor([1], dtype=float).dtype == torch.float64, torch.ones(1, dtype=float).dtype == torch.float64, torch.zeros(1, dtype=int).dtype == torch.int64]",
+     [True, True, True]),
+    ("item_of_many_elements_raises", "torch.ones(2).item()", RuntimeError),
+    ("int_matmul_float_raises", "torch.ones(2, 2, dtype=torch.int64) @ torch.ones(2, 2)", RuntimeError),
+    ("float_matmul_double_raises", "torch.ones(2) @ torch.ones(2, dtype=torch.float64)", RuntimeError),
+    ("expand_minus_one_in_a_new_leading_dim_raises", "torch.ones(2, 3).expand(-1, 2, 3)", RuntimeError),
+    ("expand_minus_one_in_existing_dims", "torch.ones(2, 3).expand(4, -1, 3).shape", [4, 2, 3]),
+    ("clamp_by_tensors", """
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+lo = torch.tensor([2.0, 2.0, 2.0], requires_grad=True); hi = torch.tensor(2.5, requires_grad=True)
+y = x.clamp(min=lo, max=hi)
+y.sum().backward()
+[y, x.grad, lo.grad, hi.grad, torch.tensor([1, 5]).clamp(min=torch.tensor(2.5))]""",
+     [([2.0, 2.0, 2.5], "float32"), ([0.0, 1.0, 0.0], "float32"), ([1.0, 0.0, 0.0], "float32"), (1.0, "float32"),
+      ([2.5, 5.0], "float32")]),
 ]
 
 

@@ -225,7 +225,8 @@ def test_graph_tensors_are_roots_and_leaves_labelled_from_params():
                                 "truncated": False}
     assert x_entry["requires_grad"] and x_entry["is_leaf"] and x_entry["grad"] is None
     # MulBackward saved both leaves: the saved tensors point at the tensors they alias.
-    assert [(s["name"], s["tensor"]) for s in nodes["n1"]["saved"]] == [("self", "t1"), ("other", "t2")]
+    # (in PyTorch's pack order: other first)
+    assert [(s["name"], s["tensor"]) for s in nodes["n1"]["saved"]] == [("other", "t2"), ("self", "t1")]
     y.backward()
     after = viz.graph(y, params=dict(x=x, w=w))
     assert after["tensors"][1]["grad"]["values"] == [0.5, -1.0, 2.0]
