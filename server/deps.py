@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from server.core.config import Settings
 from server.core.identity import Identities
-from server.core.ratelimit import Limits
+from server.core.ratelimit import Limits, network_key
 from server.grading.service import Grading
 
 CLIENT_HEADER = "X-Client-Token"
@@ -44,12 +44,19 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
+def client_network(request: Request) -> str:
+    """The key of the peer's network, for limits meant per person (``ratelimit.network_key``)."""
+    settings = request.app.state.settings
+    return network_key(client_address(request), settings.ipv4_prefix, settings.ipv6_prefix)
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 SessionDep = Annotated[Session, Depends(get_session)]
 GradingDep = Annotated[Grading, Depends(get_grading)]
 LimitsDep = Annotated[Limits, Depends(get_limits)]
 IdentitiesDep = Annotated[Identities, Depends(get_identities)]
 AddressDep = Annotated[str, Depends(client_address)]
+NetworkDep = Annotated[str, Depends(client_network)]
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,10 @@ class Settings:
     address_rate_window_s: float = 60.0
     mint_limit: int = 30  # client tokens issued per client address ...
     mint_window_s: float = 3600.0
+    mint_global_limit: int = 600  # client tokens issued on the whole server ...
+    mint_global_window_s: float = 60.0
+    ipv4_prefix: int = 32  # per-network limits key IPv4 addresses on this prefix ...
+    ipv6_prefix: int = 64  # ... and IPv6 addresses on this one (one subscriber's /64)
     client_pending: int = 4  # a client's submissions queued or running at once; 0 = no cap
     client_slots: int = 0  # grading slots one client may hold at once; 0 = half of them (at least 1)
     client_wall_s: float = 60.0  # grading wall time one client may use per minute
@@ -113,6 +117,13 @@ def _float(env, name, default, minimum=0.1):
     return value
 
 
+def _prefix(env, name, default, low, high):
+    value = _int(env, name, default, low)
+    if value > high:
+        raise SettingsError(f"{name}={value}: a prefix length from {low} to {high}")
+    return value
+
+
 def _names(env, name, default):
     raw = env.get(name)
     if raw is None or not raw.strip():
@@ -128,6 +139,7 @@ def load_settings(env=None) -> Settings:
     address_rate = _rate(env, "KAEL_ADDRESS_RATE_LIMIT",
                          (Settings.address_rate_limit, Settings.address_rate_window_s))
     mint = _rate(env, "KAEL_MINT_LIMIT", (Settings.mint_limit, Settings.mint_window_s))
+    mint_all = _rate(env, "KAEL_MINT_GLOBAL_LIMIT", (Settings.mint_global_limit, Settings.mint_global_window_s))
     return Settings(
         data_dir=data_dir,
         database_url=env.get("KAEL_DATABASE_URL", "").strip(),
@@ -145,6 +157,10 @@ def load_settings(env=None) -> Settings:
         address_rate_window_s=address_rate[1],
         mint_limit=mint[0],
         mint_window_s=mint[1],
+        mint_global_limit=mint_all[0],
+        mint_global_window_s=mint_all[1],
+        ipv4_prefix=_prefix(env, "KAEL_IPV4_PREFIX", Settings.ipv4_prefix, 8, 32),
+        ipv6_prefix=_prefix(env, "KAEL_IPV6_PREFIX", Settings.ipv6_prefix, 16, 128),
         client_pending=_int(env, "KAEL_CLIENT_PENDING", Settings.client_pending),
         client_slots=_int(env, "KAEL_CLIENT_SLOTS", Settings.client_slots),
         client_wall_s=_float(env, "KAEL_CLIENT_WALL_SECONDS", Settings.client_wall_s, 1.0),

@@ -1,4 +1,7 @@
-"""Rate limits: how many events a key (a client, an address) may have in a sliding window.
+"""Rate limits: how many events a key (a client, a network) may have in a sliding window.
+
+Limits meant for one person are keyed on the network a person holds, not the exact address
+(``network_key``): an IPv6 /64 is what one subscriber gets, and loopback is one machine.
 
 ``Limiter`` is the interface the routes use; ``MemoryLimiter`` keeps the events in this
 process (the default, one server process). A deployment with several API processes plugs in an
@@ -7,6 +10,7 @@ implementation that keeps them in a shared store, through ``Limits``.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import threading
 import time
@@ -72,18 +76,37 @@ class MemoryLimiter:
 
 @dataclass
 class Limits:
-    """The server's limits: accepted submissions per client and per address, and client
-    tokens minted per address."""
+    """The server's limits: accepted submissions per client and per network, client tokens
+    minted per network, and client tokens minted on the whole server (``mint_all``, one key)."""
 
     client: Limiter
     address: Limiter
     mint: Limiter
+    mint_all: Limiter
 
 
 def memory_limits(settings) -> Limits:
     return Limits(client=MemoryLimiter(settings.rate_limit, settings.rate_window_s),
                   address=MemoryLimiter(settings.address_rate_limit, settings.address_rate_window_s),
-                  mint=MemoryLimiter(settings.mint_limit, settings.mint_window_s))
+                  mint=MemoryLimiter(settings.mint_limit, settings.mint_window_s),
+                  mint_all=MemoryLimiter(settings.mint_global_limit, settings.mint_global_window_s))
+
+
+def network_key(address: str, ipv4_prefix: int = 32, ipv6_prefix: int = 64) -> str:
+    """The key of the network ``address`` belongs to: its IPv6 /``ipv6_prefix`` or IPv4
+    /``ipv4_prefix``, ``"loopback"`` for every loopback address (127/8 and ::1: one machine;
+    behind a trusted proxy the address is the one the proxy forwarded), the text itself if it
+    is not an address."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return "loopback"
+    prefix = ipv6_prefix if ip.version == 6 else ipv4_prefix
+    return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
 
 
 def retry_after(seconds: float) -> str:

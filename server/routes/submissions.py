@@ -6,7 +6,7 @@ from fastapi import APIRouter, HTTPException, Query, Response
 from sqlalchemy import func, select
 
 from server.core.ratelimit import retry_after
-from server.deps import AddressDep, ClientDep, GradingDep, LimitsDep, SessionDep, SettingsDep
+from server.deps import ClientDep, GradingDep, LimitsDep, NetworkDep, SessionDep, SettingsDep
 from server.grading.pool import QueueFull
 from server.grading.report import bounded
 from server.models import (
@@ -59,10 +59,10 @@ def _admit(client_key: str, address: str, session, settings, limits) -> Callable
             raise HTTPException(429, detail=f"you have {pending} submissions waiting to be graded "
                                             f"(at most {settings.client_pending}); submit again "
                                             "when one is done", headers={"Retry-After": "2"})
-    for limiter, key, who in ((limits.client, client_key, "client"), (limits.address, address, "address")):
+    for limiter, key, who in ((limits.client, client_key, "client"), (limits.address, address, "network")):
         ok, wait = limiter.allow(key)
         if not ok:
-            if who == "address":
+            if who == "network":
                 limits.client.undo(client_key)
             raise HTTPException(429, detail=f"too many submissions from this {who}: at most "
                                             f"{limiter.limit} every {limiter.window_s:g} s",
@@ -87,7 +87,7 @@ def _check_text(name: str, value: str) -> None:
 @router.post("", status_code=202, response_model=SubmissionCreated, responses=ERRORS)
 def create_submission(body: SubmissionCreate, response: Response, client: ClientDep,
                       session: SessionDep, settings: SettingsDep, grading: GradingDep,
-                      limits: LimitsDep, address: AddressDep):
+                      limits: LimitsDep, address: NetworkDep):
     """Store a submission and queue it for grading on the public and hidden tests."""
     client_key = client.require_key()
     _check_text("exercise_id", body.exercise_id)

@@ -74,4 +74,6 @@ def db_limits(settings, sessions: sessionmaker[Session]) -> Limits:
         client=DbRateLimiter(sessions, settings.rate_limit, settings.rate_window_s, namespace="client"),
         address=DbRateLimiter(sessions, settings.address_rate_limit, settings.address_rate_window_s,
                               namespace="address"),
-        mint=DbRateLimiter(sessions, settings.mint_limit, settings.mint_window_s, namespace="mint"))
+        mint=DbRateLimiter(sessions, settings.mint_limit, settings.mint_window_s, namespace="mint"),
+        mint_all=DbRateLimiter(sessions, settings.mint_global_limit, settings.mint_global_window_s,
+                               namespace="mint_all"))

@@ -364,7 +364,7 @@ def test_submissions_are_limited_per_address_across_fresh_tokens(make_client):
             ids.append(r.json()["id"])
     assert statuses == [202] * 3 + [429] * 3
     r = client.post("/api/submissions", json={"exercise_id": "adder", "code": CORRECT}, headers=TOKEN_A)
-    assert "from this address" in r.json()["detail"]
+    assert "from this network" in r.json()["detail"]
     for sid in ids:
         wait_for(client, sid, headers=ADMIN)
 
