@@ -15,6 +15,7 @@ import sys
 from playwright.sync_api import Page, expect
 
 from .conftest import REPO, PageWatch
+from .test_a11y import axe_violations
 from .test_playground import set_code
 
 sys.path.insert(0, str(REPO / "exercises"))
@@ -127,5 +128,21 @@ def test_a_teacher_sees_what_three_learners_got_wrong(browser, browser_context_a
     expect(teacher.locator("table.class-grid tbody tr")).to_have_count(3)
     assert teacher.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), "page scrolls sideways"
     teacher.screenshot(path=screenshots / "class-teacher-390.png", full_page=True)
+
+    teacher.set_viewport_size({"width": 1440, "height": 900})
+    problems = []
+    for lang in ("en", "zh"):
+        for theme in ("light", "dark"):
+            teacher.evaluate(f"localStorage.setItem('kael.lang', '{lang}'); localStorage.setItem('kael.theme', '{theme}')")
+            teacher.reload()
+            expect(teacher.locator("table.class-grid tbody tr")).to_have_count(3)
+            problems += axe_violations(teacher, f"teacher {lang}-{theme}")
+            teacher.goto(base_url + "/join.html")
+            expect(teacher.locator("#join-code")).to_be_visible()
+            problems += axe_violations(teacher, f"join {lang}-{theme}")
+            teacher.go_back()
+    expect(teacher.locator(".mistake-map li.total")).to_be_visible()
+    teacher.screenshot(path=screenshots / "class-teacher-zh-dark.png", full_page=True)
+    assert not problems, "\n".join(problems)
     for watch in watches:
         assert not watch.unexpected(), "\n".join(watch.unexpected())

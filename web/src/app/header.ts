@@ -13,6 +13,14 @@ function actionButton(cls: string, glyph: string, label: Key, title: Key, onclic
   return button;
 }
 
+/** To the class pages (join.html; a teacher goes on from there to teacher.html). */
+function classLink(): HTMLAnchorElement {
+  const link = h("a", { href: "join.html", class: "pref class-link" });
+  bind(link, "nav.classes");
+  bind(link, "nav.classes.title", "title");
+  return link;
+}
+
 export interface HeaderParts {
   run: () => void;
   stop: () => void;
@@ -46,7 +54,7 @@ export class Header {
       h("div", { class: "brand" }, h("span", { class: "logo", "aria-hidden": "true" }, "∂"), title, tagline),
       h("div", { class: "run-controls" }, this.runButton, this.stopButton, shareButton),
       parts.status,
-      h("div", { class: "prefs" }, langButton, parts.themeButton),
+      h("div", { class: "prefs" }, classLink(), langButton, parts.themeButton),
     );
   }
 

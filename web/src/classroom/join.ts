@@ -55,7 +55,8 @@ async function draw(message = ""): Promise<void> {
   const joined = await api.joined();
   clear(main);
   main.append(form, h("h2", {}, t("class.myClasses")),
-    joined.ok ? joinedList(joined.value.data) : h("p", { role: "status" }, t("class.error", { message: joined.message })));
+    joined.ok ? joinedList(joined.value.data) : h("p", { role: "status" }, t("class.error", { message: joined.message })),
+    h("p", { class: "hint" }, h("a", { href: "teacher.html" }, t("class.teacherLink"))));
 }
 
 document.getElementById("app")!.append(pageHeader("class.learnerTitle"), main);
