@@ -6,14 +6,14 @@ import kael.nn.functional as F
 
 
 def test_product(m):
-    """ledger(lambda x, w: (x * w).sum(), [x, w]): MulBackward saves both inputs"""
+    """ledger(lambda x, w: (x * w).sum(), [x, w]): MulBackward saves both inputs (w first, as PyTorch)"""
     x = kael.ones(2, 3, requires_grad=True)
     w = kael.ones(2, 3, requires_grad=True)
     _, records = m.ledger(lambda a, b: (a * b).sum(), [x, w])
     return records
 
 
-test_product.expected = [{'shape': [2, 3], 'dtype': 'float32', 'bytes': 24, 'kind': 'input', 'name': '0'}, {'shape': [2, 3], 'dtype': 'float32', 'bytes': 24, 'kind': 'input', 'name': '1'}]
+test_product.expected = [{'shape': [2, 3], 'dtype': 'float32', 'bytes': 24, 'kind': 'input', 'name': '1'}, {'shape': [2, 3], 'dtype': 'float32', 'bytes': 24, 'kind': 'input', 'name': '0'}]
 
 
 def test_linear_gelu(m):
