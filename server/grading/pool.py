@@ -17,18 +17,13 @@ from collections.abc import Callable
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from server.grading.backend import QueueFull
 from server.grading.fairqueue import FairQueue
 from server.grading.report import reveal_delay
 from server.grading.attempt import claim, finish, grade_claimed
 from server.models import Submission
 
 log = logging.getLogger("kael.server")
-
-class QueueFull(Exception):
-    def __init__(self, retry_after_s: float):
-        super().__init__("the grading queue is full")
-        self.retry_after_s = retry_after_s
-
 
 class GradingPool:
     def __init__(self, *, workers: int, queue_size: int, sessions: sessionmaker[Session],

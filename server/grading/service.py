@@ -1,35 +1,28 @@
-"""Grading as the server runs it: the sandbox check at start-up, then the worker pool."""
+"""Grading as the server runs it: the sandbox check at start-up, then a ``GradingBackend``:
+the in-process pool, or the task queue in scaled mode (``backend.py``)."""
 
 from __future__ import annotations
 
 import compileall
 import logging
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from server.core.config import REPO, Settings
-from server.grading.harness import LocalRunner
+from server.grading.backend import GradingBackend
 from server.grading.pool import GradingPool
-from server.grading.report import grade_submission
-from server.grading import rootfs
-from server.grading.cgroup import CgroupManager
-from server.grading.kaelcopy import KaelTrees
-from server.grading.sandbox import SandboxError, SandboxRunner, self_test
+from server.grading.runners import make_grade, make_runner_factory
+from server.grading.sandbox import SandboxError, self_test
 
 log = logging.getLogger("kael.server")
-
-# What the child sees as its environment: kael on its pure-Python backend (the sandbox shows no
-# site-packages, so no numpy), as in the browser.
-CHILD_ENV = {"KAEL_BACKEND": "python"}
 
 
 @dataclass
 class Grading:
     mode: str  # "sandbox", "unsandboxed" (KAEL_SANDBOX=off) or "unavailable"
     detail: str
-    pool: GradingPool | None = field(default=None)
+    pool: GradingBackend | None = field(default=None)  # the pool here, or the task queue
 
     @property
     def available(self) -> bool:
@@ -43,33 +36,6 @@ class Grading:
 def _banner(lines: list[str]) -> str:
     width = max(len(line) for line in lines) + 4
     return "\n".join(["", "!" * width, *[f"! {line.ljust(width - 4)} !" for line in lines], "!" * width])
-
-
-@lru_cache(maxsize=16)
-def make_runner_factory(settings: Settings):
-    """``slot -> runner``. For the sandbox, builds (or reuses) the in-memory root, stages this
-    process's copy of kael (removing what a killed server left behind) and sets up cgroups."""
-    if not settings.sandbox:
-        return lambda slot: LocalRunner()
-    try:
-        root = rootfs.ensure_root()
-        private = rootfs.stage_private(settings.kael_dir)
-    except (OSError, rootfs.RootfsError) as exc:
-        raise SandboxError(f"the sandbox's root file system could not be built: {exc}") from exc
-    cgroups = CgroupManager.detect()
-    if cgroups is None:
-        log.warning("no usable cgroups: each sandboxed run is bounded per process only "
-                    "(RLIMIT_AS, RLIMIT_NPROC), not in total")
-
-    trees = KaelTrees(private)
-
-    def make(slot: int) -> SandboxRunner:
-        return SandboxRunner(uid=settings.sandbox_uid_base + slot, root=root, private=private,
-                             cgroups=cgroups, output_cap=settings.output_limit_bytes, trees=trees)
-
-    make.private = private  # removed by Grading.stop
-    make.cgroups = cgroups
-    return make
 
 
 def check_sandbox(settings: Settings, factory=None) -> str:
@@ -113,11 +79,6 @@ def check_grading(settings: Settings) -> tuple[str, str] | None:
     return "sandbox", detail
 
 
-def make_grade(settings: Settings):
-    """The grading function the pool and the queue workers call: (exercise id, code, runner)."""
-    return partial(_grade, root=settings.exercises_dir)
-
-
 def start_grading(settings: Settings, sessions: sessionmaker[Session]) -> Grading:
     if settings.grading_workers == 0:
         return _without_grading_here(settings, sessions)
@@ -126,7 +87,7 @@ def start_grading(settings: Settings, sessions: sessionmaker[Session]) -> Gradin
         return Grading(mode="unavailable", detail="the sandbox self-test failed (see the server's log)")
     mode, detail = checked
     if settings.scaled:
-        from server.scaled.backend import start_task_queue
+        from server.scaled.backend import start_task_queue  # here: see _without_grading_here
 
         return Grading(mode=mode, detail=detail + "; jobs through the task queue",
                        pool=start_task_queue(settings, sessions, grade_here=True))
@@ -146,16 +107,12 @@ def _without_grading_here(settings: Settings, sessions: sessionmaker[Session]) -
         return Grading(mode="unavailable", detail=(
             "KAEL_GRADING_WORKERS=0 and no task queue (it needs KAEL_DATABASE_URL="
             "postgresql+psycopg://...): nothing grades here"))
+    # Imported here, not at the top: procrastinate takes most of a second to import and only
+    # scaled mode needs it. (Not a cycle: the task queue's workers build their slots from
+    # runners.py, never from this module.)
     from server.scaled.backend import start_task_queue
 
     return Grading(mode="sandbox" if settings.sandbox else "unsandboxed",
                    detail="graded by the task queue's workers (python -m server.worker); "
                           "this server grades nothing itself",
                    pool=start_task_queue(settings, sessions, grade_here=False))
-
-
-def _grade(exercise_id: str, code: str, runner, *, root) -> dict:
-    from server.catalog import lookup_exercise
-
-    exercise = lookup_exercise(exercise_id, root)
-    return grade_submission(exercise, code, runner, env=CHILD_ENV, root=root)

@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 
 from server.core.ratelimit import retry_after
 from server.deps import ClientDep, GradingDep, LimitsDep, NetworkDep, SessionDep, SettingsDep
-from server.grading.pool import QueueFull
+from server.grading.backend import QueueFull
 from server.grading.report import bounded
 from server.models import (
     Submission,

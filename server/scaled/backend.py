@@ -1,5 +1,5 @@
-"""The API server's side of the task queue: what ``server.grading.pool.GradingPool`` offers the
-routes (``reserve``, ``release``, ``enqueue``, ``stats``, ``stop``), on the shared database.
+"""The API server's side of the task queue: ``server.grading.backend.GradingBackend`` (what
+``server.grading.pool.GradingPool`` offers the routes), on the shared database.
 
 Admission counts the cluster's waiting submissions; ``enqueue`` defers a procrastinate job
 after the submission's row is committed. Should that fail (the database cut at that moment),
@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from server.core.config import Settings
-from server.grading.pool import QueueFull
+from server.grading.backend import QueueFull
 from server.models import Submission
 from server.scaled.jobs import conninfo, defer, make_app
 

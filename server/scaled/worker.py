@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from server.core.config import Settings
 from server.grading.attempt import claim, finish, grade_claimed
+from server.grading.runners import make_grade, make_runner_factory
 from server.scaled.jobs import QUEUE, GradingInterrupted, conninfo, make_app
 from server.scaled.sweeper import sweep_forever
 
@@ -143,8 +144,6 @@ class EmbeddedWorker:
 
 def make_runtime(settings: Settings, sessions: sessionmaker[Session]) -> Runtime:
     """A runtime with ``KAEL_GRADING_WORKERS`` slots, each its own runner (sandbox uid)."""
-    from server.grading.service import make_grade, make_runner_factory
-
     factory = make_runner_factory(settings)
     return Runtime(sessions=sessions, runners=[factory(slot) for slot in range(settings.grading_workers)],
                    grade=make_grade(settings), max_attempts=settings.max_attempts)

@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 from server.core.config import load_settings  # noqa: E402
 from server.grading import sandbox  # noqa: E402
 from server.grading.harness import Limits  # noqa: E402
-from server.grading.service import make_runner_factory  # noqa: E402
+from server.grading.runners import make_runner_factory  # noqa: E402
 
 PROGRAM = "import json, os\nprint(json.dumps(sorted(os.environ)))\n"
 

@@ -31,7 +31,7 @@ from harness.childrun import HarnessError
 from harness.grade import grade
 from server.core.config import load_settings
 from server.grading.report import MAX_REPORT_BYTES, public_report
-from server.grading.service import make_runner_factory
+from server.grading.runners import make_runner_factory
 from server.models import ReportPublic
 
 CASES = ["test_add_small", "test_add_floats", "test_add_large", "test_add_marker"]

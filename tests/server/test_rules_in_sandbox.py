@@ -24,7 +24,7 @@ from harness import catalog
 from harness.grade import grade
 from harness.runner import Limits
 from server.core.config import load_settings
-from server.grading.service import make_runner_factory
+from server.grading.runners import make_runner_factory
 
 ROOMY = Limits(time_s=40, memory_mb=512)
 

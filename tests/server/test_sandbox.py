@@ -13,7 +13,7 @@ from server.core.config import REPO
 from server.grading.harness import Limits
 from server.core.config import load_settings
 from server.grading.sandbox import SandboxError, SandboxRunner, self_test
-from server.grading.service import make_runner_factory
+from server.grading.runners import make_runner_factory
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from _support import captured_log, needs_sandbox, random_uid_base
 from server.core.config import REPO, load_settings
 from server.grading import rootfs
 from server.grading.harness import Limits
-from server.grading.service import make_runner_factory
+from server.grading.runners import make_runner_factory
 
 LIMITS = Limits(time_s=20, memory_mb=256)
 
