@@ -10,7 +10,7 @@
 #   make mutation  the exercises' mutation scores (Cosmic Ray mutants of each reference, graded)
 #
 # Every target installs what it needs and is safe to run again; work is redone only when its
-# inputs change (stamp files). One lane alone: make test-numpy | test-python | test-pyodide.
+# inputs change (stamp files). One lane alone: make test-web | test-numpy | test-python | test-pyodide.
 # Extra pytest arguments for the lanes: make test-numpy PYTEST_ARGS='-k matmul -x'.
 
 SHELL := /bin/bash
@@ -50,7 +50,7 @@ PYTHON_LANE_DIRS := tests/kael tests/exercises
 # Lane (c) runs these inside Pyodide under Node (the harness's in-process path is the browser's).
 PYODIDE_LANE_DIRS := tests/kael tests/exercises/test_inprocess.py
 
-.PHONY: setup system-packages pyodide-wheels wheel web test test-numpy test-python test-pyodide \
+.PHONY: setup system-packages pyodide-wheels wheel web test test-web test-numpy test-python test-pyodide \
 	fuzz serve serve-cluster bench mutation clean
 
 # ---------------------------------------------------------------------------------- setup
@@ -151,7 +151,7 @@ endef
 
 test: setup wheel web
 	@export LANE_TIMES="$$(mktemp)"; failed=""; \
-	for lane in numpy python pyodide; do \
+	for lane in web numpy python pyodide; do \
 	  $(MAKE) --no-print-directory test-$$lane NO_SETUP=1 || failed="$$failed $$lane"; \
 	done; \
 	echo "---"; cat "$$LANE_TIMES"; rm -f "$$LANE_TIMES"; \
@@ -160,6 +160,10 @@ test: setup wheel web
 
 # A lane run from `make test` skips the setup check that `test` has just done.
 LANE_DEPS := $(if $(NO_SETUP),,setup wheel web)
+
+# The front end's unit tests (vitest, web/src/**/*.test.ts): pure modules, in Node with jsdom.
+test-web: $(if $(NO_SETUP),,$(NODE_STAMP))
+	$(call lane,web,web/src,cd web && npx vitest run)
 
 test-numpy: $(LANE_DEPS)
 	$(call lane,numpy,tests,KAEL_BACKEND=numpy $(PY) -m pytest $$dirs -q $(PYTEST_ARGS))
