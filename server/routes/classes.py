@@ -9,12 +9,11 @@ from server.catalog import catalog_for
 from server.classroom import dashboard as boards
 from server.classroom import export, store
 from server.classroom.auth import TeacherDep
-from server.classroom.limits import address_key
 from server.classroom.schemas import (ClassCreate, ClassesPublic, ClassPublic, ClassUpdate,
                                       Dashboard, JoinedClass, JoinedClasses, JoinRequest,
                                       LearnerSubmission, LearnerSubmissions)
 from server.core.ratelimit import retry_after
-from server.deps import AddressDep, ClientDep, SessionDep, SettingsDep
+from server.deps import ClientDep, NetworkDep, SessionDep, SettingsDep
 from server.grading.harness import UnknownExercise
 
 router = APIRouter(prefix="/classes", tags=["classes"])
@@ -74,11 +73,11 @@ def read_classes(teacher: TeacherDep, session: SessionDep):
     409: {"description": "the class is full"}, 429: {"description": "too many join attempts "
                                                      "from this network; see Retry-After"}})
 def join_class(body: JoinRequest, request: Request, client: ClientDep, session: SessionDep,
-               address: AddressDep):
+               network: NetworkDep):
     """Join a class with the code its teacher gave, under a display name only the teacher sees.
     Joining again changes the display name. A wrong code is 404 and says nothing more."""
     key = client.require_key()
-    ok, wait = request.app.state.join_limiter.allow(address_key(address))
+    ok, wait = request.app.state.join_limiter.allow(network)
     if not ok:
         raise HTTPException(429, detail="too many join attempts from this network; try again later",
                             headers={"Retry-After": retry_after(wait)})
