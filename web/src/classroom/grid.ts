@@ -39,7 +39,3 @@ export function visibleRows(rows: LearnerRow[], view: GridView): LearnerRow[] {
     .map((entry) => entry.row);
 }
 
-/** One cell as text for a screen reader and the CSV-like title: verdict, attempts, markers. */
-export function cellSummary(cell: Cell): { verdict: string | null; attempts: number; late: boolean; stuck: boolean } {
-  return { verdict: cell.best_verdict, attempts: cell.attempts, late: cell.late > 0, stuck: cell.stuck };
-}
