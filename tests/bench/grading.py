@@ -32,7 +32,9 @@ from live_server import LiveServer  # noqa: E402
 def start_server(data_dir: str, workers: int | None) -> LiveServer:
     env = dict(KAEL_DATA_DIR=data_dir, KAEL_RATE_LIMIT="0/60", KAEL_ADDRESS_RATE_LIMIT="0/60",
                KAEL_MINT_LIMIT="0/60", KAEL_CLIENT_PENDING="0", KAEL_QUEUE_SIZE="100000",
-               KAEL_LOG_LEVEL="WARNING")
+               KAEL_LOG_LEVEL="WARNING",
+               # its own slot uids: a server already running here (uids 60000+) shares none
+               KAEL_SANDBOX_UID_BASE="59000")
     if workers:
         env["KAEL_GRADING_WORKERS"] = str(workers)
     return LiveServer(env).start()
