@@ -24,6 +24,7 @@ import { h } from "./ui/dom";
 import { onLang, t } from "./ui/i18n";
 import { storage } from "./ui/storage";
 import { PyodideClient } from "./worker/client";
+import { connectStepper, runSwitches } from "./stepper/link";
 
 /** Builds the page and starts Python; resolves when Python is first ready. */
 export function startApp(root: HTMLElement): Promise<void> {
@@ -76,6 +77,8 @@ export function startApp(root: HTMLElement): Promise<void> {
   if (!globalThis.crossOriginIsolated) consoleView.note(t("status.noisolation"), "warn");
   status.render();
   const opened = restoreSession({ link, source, exercises, examples, sideTabs, context, editor, console: consoleView });
+  connectStepper(editor, run);
+  if (link.state?.forward === 1) runSwitches.recordOnce = true; // the link lands on a forward step
   if (link.wantsRun) void opened.finally(() => ready.then(run));
   return ready;
 }

@@ -4,6 +4,7 @@
 import type { ConsoleView } from "../console/console";
 import type { CodeEditor } from "../editor/editor";
 import type { OutputPanels } from "../panels/outputs";
+import { errorNotes, runSwitches } from "../stepper/link";
 import { formatSeconds } from "../ui/dom";
 import { t } from "../ui/i18n";
 import type { ClientEvent, PyodideClient, TestsOutcome } from "../worker/client";
@@ -38,9 +39,10 @@ export class Runner {
     if (!this.ready) return;
     outputs.reset();
     editor.markLine(null);
+    editor.setNotes([]);
     this.replacedDuringRun = false;
     this.setRunning(true);
-    const outcome = await client.run(editor.code);
+    const outcome = await client.run(editor.code, runSwitches.take());
     console.flush();
     const seconds = formatSeconds(outcome.durationMs);
     if (outcome.ok) {
@@ -73,6 +75,7 @@ export class Runner {
     }
     console.traceback(error);
     editor.markLine(error.lineno);
+    editor.setNotes(errorNotes(error)); // the in-place error's saved, modified and backward lines
     console.note(t("console.failed", { type: error.type, seconds }), "error");
   }
 

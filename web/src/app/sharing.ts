@@ -20,7 +20,7 @@ export class OpenedLink {
     this.tab = this.state?.tab ?? null;
     // The shared link's trace step: the page runs the code itself once Python is ready, then
     // lands on that step (as a Python Tutor permalink does).
-    this.place = this.state?.step !== undefined ? { step: this.state.step, pass: this.state.pass } : null;
+    this.place = this.state?.step !== undefined ? { step: this.state.step, pass: this.state.pass, forward: this.state.forward === 1 || undefined } : null;
     if (!this.state) return;
     if (!this.state.exercise) storage.setPlayground(this.state.code);
     // A reload keeps the learner's edits, not the link's code.
@@ -87,6 +87,7 @@ export function currentState(code: string, outputs: OutputPanels, context: Conte
     tab: outputs.tabs.active,
     step: place?.step,
     pass: place?.pass,
+    forward: place?.forward ? 1 : undefined,
     example: context.kind === "playground" ? (example ?? undefined) : undefined,
     exercise: context.kind === "exercise" ? context.id : undefined,
   };

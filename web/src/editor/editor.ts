@@ -9,6 +9,8 @@ import { basicSetup } from "codemirror";
 import { h } from "../ui/dom";
 import { accessibleDark } from "./dark";
 import "./editor.css";
+import { runSwitches } from "../stepper/link";
+import { sw } from "../stepper/words";
 import { bind, onLang, t } from "../ui/i18n";
 
 /** The line an error points at: marked until the next run or until the line is edited away. */
@@ -77,6 +79,19 @@ const lineNotes = StateField.define<DecorationSet>({
   provide: (field) => EditorView.decorations.from(field),
 });
 
+/** The switch for kael's set_detect_source: autograd errors name the lines involved (on by
+ * default; its cost is in tests/bench/forward_recording.py). */
+function sourceSwitch(): HTMLElement {
+  const box = h("input", { type: "checkbox", "data-testid": "detect-source" }) as HTMLInputElement;
+  box.checked = runSwitches.detectSource;
+  box.addEventListener("change", () => runSwitches.setDetectSource(box.checked));
+  const text = h("span", {});
+  const render = () => (text.textContent = sw("source.switch"));
+  render();
+  onLang(render);
+  return h("label", { class: "source-switch" }, box, " ", text);
+}
+
 export interface EditorOptions {
   doc: string;
   dark: boolean;
@@ -97,7 +112,7 @@ export class CodeEditor {
     const host = h("div", { class: "editor-host" });
     const hint = h("span", { class: "editor-hint" });
     bind(hint, "editor.hint");
-    this.element = h("div", { class: "editor" }, host, h("div", { class: "editor-status" }, this.position, hint));
+    this.element = h("div", { class: "editor" }, host, h("div", { class: "editor-status" }, this.position, sourceSwitch(), hint));
 
     this.view = new EditorView({
       parent: host,

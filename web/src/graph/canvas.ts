@@ -22,9 +22,11 @@ export interface Highlight {
   badges?: Map<string, string>; // item id -> small text (count, buffer)
   released?: Set<string>; // item ids whose saved tensors a backward already freed
   grads?: Map<string, string>; // item id -> its gradient line as of this step ("grad None")
+  future?: Set<string>; // item ids not recorded yet (a forward step): hidden, with their links
+  recorded?: Set<string>; // item ids the forward step's line just recorded
 }
 
-const FLAGS = ["done", "ready", "current", "error", "released"];
+const FLAGS = ["done", "ready", "current", "error", "released", "future", "recorded"];
 
 const LINE_H = 16;
 const PAD_Y = 8;
@@ -52,6 +54,7 @@ export class GraphCanvas {
   private gradEls = new Map<string, SVGTextElement>(); // item id -> its "grad ..." line
   private flags = new Map<string, string>(); // item id -> highlight classes now applied
   private sentNow = new Set<string>();
+  private hiddenNow = new Set<string>(); // links hidden with a future box
   private badgeNow = new Set<string>();
   private selected: string | null = null;
   private drawing = 0; // render generation: a newer render stops an older one
@@ -100,6 +103,11 @@ export class GraphCanvas {
     return this.layout !== null;
   }
 
+  /** Every box of the drawn layout (drawn as SVG yet or not). */
+  items(): LayoutItem[] {
+    return this.layout?.items ?? [];
+  }
+
   item(id: string): LayoutItem | undefined {
     return this.byId.get(id);
   }
@@ -114,6 +122,7 @@ export class GraphCanvas {
     this.badgeEls.clear();
     this.flags.clear();
     this.sentNow.clear();
+    this.hiddenNow.clear();
     this.badgeNow.clear();
     this.drawnLinks.clear();
     this.layers = null;
@@ -249,6 +258,7 @@ export class GraphCanvas {
     const label = s("text", { x: mid.x + 6, y: mid.y - 4, class: "link-label" }); // gradient sent, in a trace
     const group = s("g", { class: "link-group", "data-id": l.id }, path, label);
     this.linkEls.set(l.id, { label, group });
+    if (this.want.hidden.has(l.id)) group.classList.add("future");
     const sent = this.want.sent.get(l.id);
     if (sent !== undefined) {
       group.classList.add("sent");
@@ -331,9 +341,15 @@ export class GraphCanvas {
     for (const id of hl.done ?? []) add(id, "done");
     for (const id of hl.ready ?? []) add(id, "ready");
     for (const id of hl.released ?? []) add(id, "released");
+    for (const id of hl.future ?? []) add(id, "future");
+    for (const id of hl.recorded ?? []) add(id, "recorded");
     if (hl.current) add(hl.current, "current");
     if (hl.error) add(hl.error, "error");
-    this.want = { flags: next, badges: hl.badges ?? new Map(), sent: hl.sent ?? new Map(), grads: hl.grads ?? new Map() };
+    const future = hl.future ?? new Set<string>();
+    const hidden = new Set((this.layout?.links ?? []).filter((l) => future.has(l.from) || future.has(l.to)).map((l) => l.id));
+    this.want = { flags: next, badges: hl.badges ?? new Map(), sent: hl.sent ?? new Map(), grads: hl.grads ?? new Map(), hidden };
+    for (const id of new Set([...this.want.hidden, ...this.hiddenNow])) this.linkEls.get(id)?.group.classList.toggle("future", hidden.has(id));
+    this.hiddenNow = hidden;
     for (const [id, text] of this.want.grads) this.setGradText(id, text);
     for (const id of new Set([...this.flags.keys(), ...next.keys()])) {
       const want = next.get(id) ?? "";
@@ -494,10 +510,11 @@ interface Want {
   badges: Map<string, string>;
   sent: Map<string, string>;
   grads: Map<string, string>;
+  hidden: Set<string>;
 }
 
 function emptyWant(): Want {
-  return { flags: new Map(), badges: new Map(), sent: new Map(), grads: new Map() };
+  return { flags: new Map(), badges: new Map(), sent: new Map(), grads: new Map(), hidden: new Set() };
 }
 
 function nextFrame(): Promise<void> {

@@ -46,6 +46,7 @@ export interface GraphNode {
   label: string;
   doc: string | null;
   output: { shape: number[]; dtype: string } | null; // what the node's forward produced
+  recorded?: { order: number; step: number; line: number } | null; // where kael.viz.forward saw it made
   tensor: string | null;
   inputs: GraphInput[];
   saved: SavedTensor[];

@@ -142,6 +142,7 @@ function describeNode(item: LayoutItem, data: GraphData | null): HTMLElement[] {
   const module = node.module ? data?.modules.find((m) => m.id === node.module) : undefined;
   if (module) out.push(row(gt("detail.module"), module.path ? `${module.path} (${module.type})` : module.type));
   if (node.doc) out.push(h("p", { class: "doc" }, node.doc.replace(/``([^`]+)``/g, "$1")));
+  if (node.output) out.push(row(gt("detail.output"), `${formatShape(node.output.shape)} ${node.output.dtype}`));
   if (node.inputs.length) out.push(h("h4", {}, t("graph.inputs")));
   const byId = new Map((data?.nodes ?? []).map((n) => [n.id, n]));
   out.push(
@@ -190,8 +191,9 @@ export function describeItem(item: LayoutItem, data: GraphData | null): HTMLElem
   if (item.constOf) {
     const input = item.constOf.node.inputs[item.constOf.input_nr];
     return [
-      h("p", { class: "detail-title" }, item.constOf.name ?? t("graph.const")),
+      h("p", { class: "detail-title" }, gt("role.constant")),
       h("p", { class: "muted" }, t("graph.kind.const")),
+      ...(item.constOf.name ? [row(gt("detail.name"), item.constOf.name)] : []),
       h("p", {}, `${item.constOf.node.label} input ${item.constOf.input_nr}: ${formatShape(input.shape)} ${input.dtype}`),
       h("p", {}, t("graph.null")),
     ];

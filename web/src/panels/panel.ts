@@ -10,6 +10,7 @@ import type { Display } from "../worker/protocol";
 export interface PanelPlace {
   step: number;
   pass?: number;
+  forward?: boolean; // the stepper's steps count the recorded forward lines first
 }
 
 export interface Panel {

@@ -21,6 +21,10 @@ import {
 } from "../graph/types";
 import { describeItem } from "../graph/view";
 import type { PanelPlace } from "../panels/panel";
+import { ForwardPhase, nodesOfItem } from "../stepper/forward";
+import { runSwitches, stepperLink } from "../stepper/link";
+import type { ForwardData } from "../stepper/types";
+import { sw } from "../stepper/words";
 import { clear, h, s, withInlineCode } from "../ui/dom";
 import { bind, t } from "../ui/i18n";
 
@@ -54,6 +58,10 @@ export class TraceView {
   private data: TraceData | null = null;
   private pass = 0;
   private frames: TraceEvent[] = []; // frames[0] is the pass's start event
+  private forward: ForwardPhase | null = null; // the forward recording's steps, before the frames
+  private forwardDoc: { doc: ForwardData; source: string[] } | null = null;
+  private readonly fwdTable: HTMLTableElement;
+  private readonly notice: HTMLElement;
   private index = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
   private selected: LayoutItem | null = null;
@@ -66,7 +74,9 @@ export class TraceView {
     this.drawing = new GraphDrawing((item) => {
       this.selected = item;
       this.renderState();
+      this.markRecorder(item);
     });
+    stepperLink.onLineClick((line) => this.highlightLine(line));
     this.drawing.onDrawn = () => this.drawing.canvas.setHighlight(this.highlight());
     this.legend = h("div", { class: "trace-legend", "aria-label": "legend" });
     this.placeholder = h("p", { class: "placeholder" });
@@ -82,7 +92,7 @@ export class TraceView {
       button("trace.first", "first", () => this.go(0)),
       button("trace.prev", "prev", () => this.go(this.index - 1)),
       button("trace.next", "next", () => this.go(this.index + 1)),
-      button("trace.last", "last", () => this.go(this.frames.length - 1)),
+      button("trace.last", "last", () => this.go(this.total - 1)),
     ];
     this.passPicker = h("select", { class: "pass-picker", onchange: () => this.choosePass(Number(this.passPicker.value)) });
     this.passPicker.setAttribute("aria-label", "pass");
@@ -98,18 +108,22 @@ export class TraceView {
       this.passPicker,
     );
     this.table = h("table", { class: "trace-table" });
+    this.fwdTable = h("table", { class: "trace-table forward-table", hidden: true });
+    this.notice = h("p", { class: "fwd-notice", role: "note", "data-testid": "fwd-notice", hidden: true });
     this.state = h("div", { class: "trace-state" });
     this.element = h(
       "div",
       { class: "trace-view" },
+      this.recordBar(),
       this.placeholder,
       h(
         "div",
         { class: "trace-main" },
         stepper,
+        this.notice,
         this.legend,
         h("div", { class: "trace-body" }, this.drawing.element, this.state),
-        h("div", { class: "trace-table-wrap" }, this.table),
+        h("div", { class: "trace-table-wrap" }, this.fwdTable, this.table),
       ),
     );
     this.element.addEventListener("keydown", (e) => {
@@ -117,15 +131,36 @@ export class TraceView {
       if (e.key === "ArrowRight" || e.key === "j") this.go(this.index + 1);
       else if (e.key === "ArrowLeft" || e.key === "k") this.go(this.index - 1);
       else if (e.key === "Home") this.go(0);
-      else if (e.key === "End") this.go(this.frames.length - 1);
+      else if (e.key === "End") this.go(this.total - 1);
       else return;
       e.preventDefault();
     });
     this.refreshText();
   }
 
-  show(data: TraceData): void {
+  /** The switch that records the forward pass on every run, and a button for one recorded run. */
+  private recordBar(): HTMLElement {
+    const box = h("input", { type: "checkbox", "data-testid": "record-forward" }) as HTMLInputElement;
+    box.checked = runSwitches.recordForward;
+    box.addEventListener("change", () => runSwitches.setRecordForward(box.checked));
+    const text = h("span", {});
+    const once = h("button", { type: "button", class: "link", "data-testid": "record-run" });
+    once.addEventListener("click", () => {
+      runSwitches.recordOnce = true;
+      stepperLink.run();
+    });
+    this.recordTexts = () => {
+      text.textContent = sw("fwd.record");
+      once.textContent = sw("fwd.record.run");
+    };
+    return h("div", { class: "record-bar" }, h("label", {}, box, " ", text), once);
+  }
+
+  private recordTexts: () => void = () => {};
+
+  show(data: TraceData, keepForward = false): void {
     this.stop();
+    if (!keepForward) this.forwardDoc = null;
     this.data = data;
     this.element.classList.toggle("has-trace", data.passes.length > 0);
     clear(this.passPicker);
@@ -137,10 +172,14 @@ export class TraceView {
   reset(): void {
     this.stop();
     this.data = null;
+    this.forwardDoc = null;
+    this.forward = null;
+    stepperLink.showNotes([], false);
     this.element.classList.remove("has-trace");
   }
 
   refreshText(): void {
+    this.recordTexts();
     this.placeholder.replaceChildren(...withInlineCode(t("trace.empty")));
     this.renderLegend();
     this.playButton.setAttribute("aria-label", this.timer ? t("trace.pause") : t("trace.play"));
@@ -157,19 +196,26 @@ export class TraceView {
 
   /** The step shown, and its pass when the trace has several (a share link carries both). */
   place(): PanelPlace | null {
+    if (this.forward) return { step: this.index, forward: true, ...(this.data && this.data.passes.length > 1 ? { pass: this.pass } : {}) };
     if (!this.data || !this.frames.length) return null;
     return this.data.passes.length > 1 ? { step: this.index, pass: this.pass } : { step: this.index };
   }
 
   /** Show a shared step; false when this trace has no such pass or step. */
   restore(place: PanelPlace): boolean {
+    if (place.forward !== undefined && !place.forward !== !this.forward) return false;
+    if (this.forward && !this.data) {
+      if (place.step < 0 || place.step >= this.total) return false;
+      this.go(place.step);
+      return true;
+    }
     if (!this.data) return false;
     if (place.pass !== undefined && place.pass !== this.pass) {
       if (!this.data.passes.some((p) => p.index === place.pass)) return false;
       this.stop();
       this.choosePass(place.pass);
     }
-    if (place.step < 0 || place.step >= this.frames.length) return false;
+    if (place.step < 0 || place.step >= this.total) return false;
     this.go(place.step);
     return true;
   }
@@ -210,6 +256,8 @@ export class TraceView {
     const graph = this.graph;
     this.labels = new Map((graph?.nodes ?? []).map((n) => [n.id, n.label]));
     this.replayed = new Replay(this.frames[0] ?? null, this.passData);
+    const fwd = this.forwardDoc;
+    this.forward = fwd ? new ForwardPhase(fwd.doc, graph, fwd.source) : null;
     // Boxes are sized for the gradients the pass leaves; each step rewrites them as they stand.
     const final = this.passData?.grads;
     if (graph) void this.drawing.show({ ...graph, tensors: graph.tensors.map((x) => ({ ...x, grad: final?.[x.id] ?? x.grad })) });
@@ -220,19 +268,29 @@ export class TraceView {
     this.renderFrame();
   }
 
+  /** Steps of the one stepper: the forward recording's lines, then the backward pass's frames. */
+  private get total(): number {
+    return (this.forward?.length ?? 0) + this.frames.length;
+  }
+
+  /** The backward frame shown (below 0 in the forward phase). */
+  private get at(): number {
+    return this.index - (this.forward?.length ?? 0);
+  }
+
   go(index: number): void {
-    if (!this.frames.length) return;
+    if (!this.total) return;
     const started = performance.now();
-    this.index = Math.max(0, Math.min(this.frames.length - 1, index));
+    this.index = Math.max(0, Math.min(this.total - 1, index));
     this.renderFrame();
     this.position.dataset.stepMs = (performance.now() - started).toFixed(2);
   }
 
   private togglePlay(): void {
     if (this.timer) return this.stop();
-    if (this.index >= this.frames.length - 1) this.go(0);
+    if (this.index >= this.total - 1) this.go(0);
     this.timer = setInterval(() => {
-      if (this.index >= this.frames.length - 1) this.stop();
+      if (this.index >= this.total - 1) this.stop();
       else this.go(this.index + 1);
     }, PLAY_MS);
     this.playButton.classList.add("playing");
@@ -310,7 +368,7 @@ export class TraceView {
       const node = event.kind === "start" ? t("trace.start") : this.label(event.node);
       return h(
         "tr",
-        { "data-index": String(i), class: event.kind, onclick: () => this.go(i) },
+        { "data-index": String(i), class: event.kind, onclick: () => this.go(i + (this.forward?.length ?? 0)) },
         h("td", {}, step),
         h("td", {}, node),
         h("td", {}, this.incoming(event)),
@@ -319,13 +377,77 @@ export class TraceView {
     });
     this.currentRow = null;
     this.table.append(h("thead", {}, head), h("tbody", {}, this.rows));
+    this.table.hidden = !this.frames.length;
+    this.renderForwardTable();
+  }
+
+  /** The forward steps' table (before the backward one): step, line, code, recorded, bytes. */
+  private renderForwardTable(): void {
+    clear(this.fwdTable);
+    const forward = this.forward;
+    this.fwdTable.hidden = !forward;
+    this.notice.textContent = forward?.notice() ?? "";
+    this.notice.hidden = !this.notice.textContent;
+    if (!forward) return;
+    const cols = ["fwd.col.step", "fwd.col.line", "fwd.col.code", "fwd.col.nodes", "fwd.col.held"] as const;
+    const rows = forward.rows((i) => this.go(i));
+    this.fwdTable.append(
+      h("caption", {}, sw("fwd.table")),
+      h("thead", {}, h("tr", {}, cols.map((k) => h("th", { scope: "col" }, sw(k))))),
+      h("tbody", {}, rows),
+    );
+    this.rows = [...rows, ...this.rows];
+  }
+
+  /** A run recorded with the stepper on: its lines first, then its backward pass (the run's own
+   * trace, or the last trace the program showed) on the same graph. */
+  showForward(doc: ForwardData, source: string[] = doc.source): void {
+    const trace = doc.trace ?? (this.data && hasMarks(this.data) ? this.data : null);
+    this.forwardDoc = { doc, source };
+    if (trace) this.show(trace, true);
+    else {
+      this.stop();
+      this.data = null;
+      this.frames = [];
+      this.passPicker.hidden = true;
+      this.replayed = new Replay(null, null);
+      this.labels = new Map((doc.graph?.nodes ?? []).map((n) => [n.id, n.label]));
+      if (doc.graph) void this.drawing.show(doc.graph);
+      else this.drawing.reset();
+      this.forward = new ForwardPhase(doc, doc.graph, source);
+      this.element.classList.toggle("has-trace", doc.steps.length > 0);
+      this.index = 0;
+      this.renderTable();
+      this.renderFrame();
+    }
+  }
+
+  /** A node (or saved tensor) clicked in the forward phase: mark the line that recorded it. */
+  private markRecorder(item: LayoutItem | null): void {
+    const forward = this.forward;
+    if (!forward || !item) return;
+    const lines = [...new Set(nodesOfItem(item).map((id) => forward.lineOf(id)).filter((l): l is number => l !== null))];
+    if (!lines.length) return;
+    const text = sw("fwd.note.recorded", { node: item.title });
+    stepperLink.showNotes(lines.map((line) => ({ line, kind: "recorded", text })), true);
+  }
+
+  /** A line clicked in the editor: light up the boxes it recorded. */
+  private highlightLine(line: number): void {
+    const forward = this.forward;
+    if (!forward) return;
+    const ids = new Set(forward.nodesAtLine(line).map((id) => this.itemOf(id)));
+    if (!ids.size) return;
+    this.drawing.canvas.setHighlight({ ...this.highlight(), recorded: ids });
+    this.drawing.canvas.centerOn([...ids][0]);
   }
 
   private renderFrame(): void {
-    const total = Math.max(0, this.frames.length - 1);
-    this.position.textContent = this.frames.length ? t("trace.position", { step: this.index, total }) : "";
+    const total = Math.max(0, this.total - 1);
+    this.position.textContent = this.positionText();
     this.position.dataset.step = String(this.index);
     this.position.dataset.total = String(total);
+    this.position.dataset.phase = this.at < 0 ? "forward" : "backward";
     const focused = document.activeElement;
     this.buttons[0].disabled = this.buttons[1].disabled = this.index <= 0;
     this.buttons[2].disabled = this.buttons[3].disabled = this.index >= total;
@@ -345,11 +467,34 @@ export class TraceView {
       row?.setAttribute("aria-current", "step");
       this.currentRow = row;
     }
-    this.replayed.to(this.frames, this.index);
+    this.replayed.to(this.frames, Math.max(0, this.at));
     const highlight = this.highlight();
     this.drawing.canvas.setHighlight(highlight);
-    this.drawing.canvas.centerOn(highlight.error ?? highlight.current ?? null);
+    this.drawing.canvas.centerOn(highlight.error ?? highlight.current ?? [...(highlight.recorded ?? [])][0] ?? null);
     this.renderState();
+    this.showLine();
+  }
+
+  private positionText(): string {
+    const forward = this.forward;
+    if (forward && this.at < 0) {
+      return sw("fwd.position", { step: this.index + 1, total: forward.length, line: forward.step(this.index).line });
+    }
+    if (!this.frames.length) return "";
+    if (forward) return sw("bwd.position", { step: this.at, total: this.frames.length - 1 });
+    return t("trace.position", { step: this.index, total: this.frames.length - 1 });
+  }
+
+  /** The editor marks the line of this step: the forward step's line, or the line that
+   * recorded the node the backward step runs. */
+  private showLine(): void {
+    const forward = this.forward;
+    if (!forward) return;
+    if (this.at < 0) return stepperLink.showNotes([forward.note(this.index)], true);
+    const event = this.frames[this.at];
+    const line = event && event.kind !== "start" && event.node ? forward.lineOf(event.node) : null;
+    const text = line !== null && event.kind !== "start" ? sw("fwd.note.recorded", { node: this.label(event.node) }) : "";
+    stepperLink.showNotes(line !== null ? [{ line, kind: "recorded", text }] : [], true);
   }
 
   /** The drawn box of a graph node (itself, or the closed group holding it). */
@@ -358,7 +503,11 @@ export class TraceView {
   }
 
   private highlight(): Highlight {
-    const event = this.frames[this.index];
+    if (this.forward && this.at < 0) {
+      const hl = this.forward.highlight(this.index, this.drawing.canvas.items());
+      return { ...hl, grads: this.gradLines() };
+    }
+    const event = this.frames[this.at];
     if (!event) return {};
     const { counts, buffers, done } = this.replayed;
     const view = this.drawing.view;
@@ -440,7 +589,12 @@ export class TraceView {
 
   private renderState(): void {
     clear(this.state);
-    const event = this.frames[this.index];
+    if (this.forward && this.at < 0) {
+      this.state.append(...this.forward.state(this.index));
+      if (this.selected) this.appendSelected();
+      return;
+    }
+    const event = this.frames[this.at];
     if (!event) return;
     const { counts, buffers } = this.replayed;
     const title = event.kind === "start" ? t("trace.start") : `${event.step}. ${this.label(event.node)}`;
@@ -471,11 +625,14 @@ export class TraceView {
         ),
       );
     }
-    if (this.selected) {
-      const graph = this.stepGraph();
-      const tensor = this.selected.tensor && graph?.tensors.find((x) => x.id === this.selected?.tensor?.id);
-      this.state.append(h("hr"), ...describeItem(tensor ? { ...this.selected, tensor } : this.selected, graph));
-    }
+    if (this.selected) this.appendSelected();
+  }
+
+  private appendSelected(): void {
+    if (!this.selected) return;
+    const graph = this.stepGraph();
+    const tensor = this.selected.tensor && graph?.tensors.find((x) => x.id === this.selected?.tensor?.id);
+    this.state.append(h("hr"), ...describeItem(tensor ? { ...this.selected, tensor } : this.selected, graph));
   }
 }
 
@@ -551,4 +708,9 @@ class Replay {
       else this.waiting.delete(send.to);
     }
   }
+}
+
+/** A trace made while the forward pass was recorded: its nodes say which line made them. */
+function hasMarks(data: TraceData): boolean {
+  return data.passes.some((p) => p.graph.nodes.some((n) => n.recorded));
 }

@@ -12,10 +12,11 @@ export interface SharedState {
   exercise?: string; // an exercise's id
   step?: number; // the open panel's step (the Trace tab's)
   pass?: number; // and its backward pass, when the trace has several
+  forward?: number; // 1: the step counts the stepper's recorded forward lines first
 }
 
 const NAMES = ["tab", "example", "exercise"] as const;
-const NUMBERS = ["step", "pass"] as const;
+const NUMBERS = ["step", "pass", "forward"] as const;
 const NAME = /^[\w.-]{1,80}$/; // ids only: nothing else from a link reaches the page
 const NUMBER = /^\d{1,6}$/;
 

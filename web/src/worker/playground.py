@@ -217,7 +217,7 @@ class _Recording:
     """The stepper's recording of one run: the learner's lines (kael.viz.forward) and every
     backward pass they run (kael.viz.trace), emitted as one document when the run ends."""
 
-    def __init__(self, namespace: dict):
+    def __init__(self, namespace: dict, code: str):
         import types
 
         import kael.viz
@@ -226,6 +226,7 @@ class _Recording:
         scope = types.SimpleNamespace(f_locals=namespace, f_globals=namespace)
         self.trace = kael.viz.trace(caller=scope)
         self.forward = kael.viz.forward(FILENAME, max_steps=MAX_FORWARD_STEPS)
+        self.source = code.splitlines()
 
     def __enter__(self):
         self.trace.__enter__()
@@ -238,6 +239,7 @@ class _Recording:
         document = self.forward.to_dict()
         document["trace"] = self.trace.to_dict() if self.trace.passes else None
         document["stopped"] = exc_type is KeyboardInterrupt
+        document["source"] = self.source  # the lines as run (the editor may change meanwhile)
         _emit(KIND["forward"], {"data": document})
         return False
 
@@ -266,7 +268,7 @@ def run(request_json: str) -> str:
     previous = _detect_source(request.get("detect_source", True))
     try:
         if request.get("record_forward"):
-            with _Recording(namespace):
+            with _Recording(namespace, code):
                 value = _execute(code, namespace)
         else:
             value = _execute(code, namespace)

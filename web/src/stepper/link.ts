@@ -1,0 +1,105 @@
+// What the stepper and the editor say to each other (the step's line and its note; a clicked
+// line), and the run options the page's switches set. The Trace view and the editor never
+// import each other: the page connects both to this one link.
+
+import type { CodeEditor, LineNote } from "../editor/editor";
+import type { PyError, RunOptions } from "../worker/protocol";
+import { sw } from "./words";
+
+type NotesListener = (notes: LineNote[], reveal: boolean) => void;
+
+class StepperLink {
+  private notes: NotesListener = () => {};
+  private lines: ((line: number) => void)[] = [];
+  private runner: () => void = () => {};
+
+  /** The editor shows the notes (and scrolls to the first when `reveal`). */
+  onNotes(listener: NotesListener): void {
+    this.notes = listener;
+  }
+
+  showNotes(notes: LineNote[], reveal: boolean): void {
+    this.notes(notes, reveal);
+  }
+
+  onLineClick(listener: (line: number) => void): void {
+    this.lines.push(listener);
+  }
+
+  lineClicked(line: number): void {
+    for (const listener of this.lines) listener(line);
+  }
+
+  /** The page's Run (the Trace tab's "Record and step" starts a recorded run). */
+  onRun(run: () => void): void {
+    this.runner = run;
+  }
+
+  run(): void {
+    this.runner();
+  }
+}
+
+export const stepperLink = new StepperLink();
+
+const RECORD_KEY = "kael.stepper.record";
+const SOURCE_KEY = "kael.detectSource";
+
+function read(key: string, fallback: boolean): boolean {
+  try {
+    const value = localStorage.getItem(key);
+    return value === null ? fallback : value === "1";
+  } catch {
+    return fallback;
+  }
+}
+
+function write(key: string, on: boolean): void {
+  try {
+    localStorage.setItem(key, on ? "1" : "0");
+  } catch {
+    // storage refused (private mode): the switch holds for this page only
+  }
+}
+
+/** The page's run switches: record the forward pass (off by default: it costs time), and name the
+ * lines of autograd errors (on by default; tests/bench/forward_recording.py measures both). */
+export const runSwitches = {
+  recordForward: read(RECORD_KEY, false),
+  detectSource: read(SOURCE_KEY, true),
+  /** A share link landing on a forward step records this run whatever the switch says. */
+  recordOnce: false,
+  setRecordForward(on: boolean): void {
+    this.recordForward = on;
+    write(RECORD_KEY, on);
+  },
+  setDetectSource(on: boolean): void {
+    this.detectSource = on;
+    write(SOURCE_KEY, on);
+  },
+  /** The options of the next run (a one-off recording is used up by it). */
+  take(): RunOptions {
+    const options = { detectSource: this.detectSource, recordForward: this.recordForward || this.recordOnce };
+    this.recordOnce = false;
+    return options;
+  },
+};
+
+/** The editor's notes for an error's lines: the in-place error's saved, modified, backward. */
+export function errorNotes(error: PyError): LineNote[] {
+  return (error.marks ?? []).map((m) => {
+    const vars = { node: m.node ?? "?", then: m.saved_version, now: m.version };
+    const key = m.kind === "saved" ? "mark.saved" : m.kind === "modified" ? "mark.modified" : "mark.backward";
+    return { line: m.line, kind: m.kind, text: sw(key, vars) };
+  });
+}
+
+/** Connects the page's editor and Run to the stepper. */
+export function connectStepper(editor: CodeEditor, run: () => void): void {
+  editor.onLineClick = (line) => stepperLink.lineClicked(line);
+  stepperLink.onNotes((notes, reveal) => {
+    editor.setNotes(notes);
+    if (reveal && notes.length) editor.reveal(notes[0].line);
+  });
+  stepperLink.onRun(run);
+}
