@@ -17,7 +17,6 @@ from pathlib import Path
 
 log = logging.getLogger("kael.server")
 
-TOKEN = re.compile(r"k1\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})")
 SECRET_FILE = "secret"
 
 
@@ -26,24 +25,31 @@ def _b64(raw: bytes) -> str:
 
 
 class Identities:
-    def __init__(self, secret: bytes):
+    """Mints and checks tokens ``<prefix>.<id>.<mac>`` under the server's secret. ``label``
+    separates kinds of token signed with one secret: a client token (``k1``) is never a
+    teacher credential (``t1``, server/classroom/tokens.py), nor the reverse."""
+
+    def __init__(self, secret: bytes, *, label: str = "kael-client", prefix: str = "k1"):
         if len(secret) < 16:
             raise ValueError("the identity secret must be at least 16 bytes")
         self._secret = secret
+        self._label = label.encode() + b":"
+        self._prefix = prefix
+        self._pattern = re.compile(re.escape(prefix) + r"\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})")
 
     def _mac(self, ident: str) -> str:
-        return _b64(hmac.new(self._secret, b"kael-client:" + ident.encode(), hashlib.sha256).digest())
+        return _b64(hmac.new(self._secret, self._label + ident.encode(), hashlib.sha256).digest())
 
     def mint(self) -> str:
         ident = _b64(secrets.token_bytes(16))
-        return f"k1.{ident}.{self._mac(ident)}"
+        return f"{self._prefix}.{ident}.{self._mac(ident)}"
 
     def verify(self, token: str) -> str | None:
-        """The client key (a hash of the token's id) of a token this server issued, else None."""
-        match = TOKEN.fullmatch(token)
+        """The key (a hash of the token's id) of a token this server issued, else None."""
+        match = self._pattern.fullmatch(token)
         if match is None or not hmac.compare_digest(match[2], self._mac(match[1])):
             return None
-        return hashlib.sha256(b"kael-client:" + match[1].encode()).hexdigest()
+        return hashlib.sha256(self._label + match[1].encode()).hexdigest()
 
 
 def load_secret(settings) -> bytes:
