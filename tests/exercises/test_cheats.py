@@ -10,7 +10,7 @@ import textwrap
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from exercise_support import WORKERS
+from exercise_support import ROOT, WORKERS
 
 from harness import catalog
 from harness.grade import grade
@@ -340,3 +340,43 @@ def test_cheat_is_not_accepted(cheat_reports, key):
     words = CHEATS[key][1]
     text = report["message"] + "\n" + _failures(report) + "\n" + report["output"]
     assert words in text, f"{key[1]} of {key[0]} was rejected, but not for the rule:\n{text[-3000:]}"
+
+
+# -- the same cheats through the judge's real sandbox (issue 22.1) -----------------------------------
+
+_OS_REFUSALS = ("switched off", "can't start new thread", "Operation not permitted")
+
+
+@pytest.fixture(scope="module")
+def sandbox_reports():
+    import os
+    import shutil
+    import sys
+    from dataclasses import replace
+
+    if os.geteuid() != 0 or shutil.which("bwrap") is None or sys.platform == "emscripten":
+        pytest.skip("the judge's sandbox needs root and bubblewrap")
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # the server's package, for its sandbox
+    from server.core.config import load_settings
+    from server.grading.runners import make_runner_factory
+
+    factory = make_runner_factory(replace(load_settings(), sandbox_uid_base=62000 + 16 * (os.getpid() % 50)))
+    runners = [factory(slot) for slot in range(2)]
+    with ThreadPoolExecutor(2) as pool:
+        futures = {key: pool.submit(grade, key[0], source, runner=runners[i % 2], limits=ROOMY, env={},
+                                    known_mistakes=False, trace=False)
+                   for i, (key, (source, _)) in enumerate(CHEATS.items())}
+        return {key: f.result() for key, f in futures.items()}
+
+
+@pytest.mark.parametrize("key", sorted(CHEATS), ids=lambda k: f"{k[0]}:{k[1]}")
+def test_cheat_is_not_accepted_in_the_sandbox(sandbox_reports, key):
+    """In the sandbox a rule holds at the OS level as well: the cheat meets kael's copy without
+    the switched-off code, or cannot start its thread or process; the audit hook's message is
+    there when it got that far."""
+    report = sandbox_reports[key]
+    assert report["verdict"] != "Accepted", f"the cheat {key[1]} of {key[0]} was Accepted in the sandbox"
+    words = CHEATS[key][1]
+    text = report["message"] + "\n" + _failures(report) + "\n" + report["output"]
+    assert words in text or any(w in text for w in _OS_REFUSALS), text[-3000:]
