@@ -103,12 +103,12 @@ def _raised(r) -> str:
 
 def _raised_difference(got, want):
     if got is None:
-        return f"returned, expected it to raise {_raised(want)}"
+        return f"returned instead of raising: expected {_raised(want)}"
     if want is None:
         trace = got.get("traceback", "")
         return f"raised {_raised(got)}" + ("\n" + trace.rstrip() if trace else "")
     if got.get("type") != want.get("type") or got.get("message") != want.get("message"):
-        return f"exception differs: raised {_raised(got)}, expected {_raised(want)}"
+        return f"the exception's {'type' if got.get('type') != want.get('type') else 'message'}: raised {_raised(got)}, expected {_raised(want)}"
     return None
 
 
@@ -147,7 +147,7 @@ def _value_difference(got, want, tol, where):
     while stack:
         path, g, w = stack.pop()
         if type(g) is not list or not g or g[0] != w[0] or len(g) != len(w):
-            return f"{path}: got {_kind(g)}, expected {_kind(w)}"
+            return f"{path}'s type: got {_kind(g)}, expected {_kind(w)}"
         if w[0] == "Tensor":
             text = _tensor_difference(path, g, w, tol)
             if text is not None:
@@ -155,7 +155,7 @@ def _value_difference(got, want, tol, where):
         elif len(w) == 2 and type(w[1]) is list and w[0] in ("list", "tuple", "dict"):
             items, want_items = g[1], w[1]
             if type(items) is not list or len(items) != len(want_items):
-                return f"{path}: got a {w[0]} of {_count(items)}, expected {_count(want_items)}"
+                return f"{path}'s length: got a {w[0]} of {_count(items)}, expected {_count(want_items)}"
             for k in range(len(want_items) - 1, -1, -1):
                 if w[0] == "dict":
                     stack.append((f"{path} key {k}", _pair(items[k], 0), want_items[k][0]))
@@ -163,7 +163,7 @@ def _value_difference(got, want, tol, where):
                 else:
                     stack.append((f"{path}[{k}]", items[k], want_items[k]))
         elif len(w) == 2 and not _equal(g[1], w[1], tol["float64"], 1.0):
-            return f"{path}: got {_kind(g)}, expected {_kind(w)}"
+            return f"{path}'s value: got {_kind(g)}, expected {_kind(w)}"
     return None
 
 

@@ -134,9 +134,9 @@ def test_the_absolute_tolerance_scales_with_the_tensor():
     (_tensor([1.0], "float64"), _tensor([1.0]), "dtype"),
     (_tensor([1.0], shape=[1, 1]), _tensor([1.0], shape=[1]), "shape"),
     (_tensor([1.0], requires_grad=True), _tensor([1.0]), "requires_grad"),
-    (["list", []], ["tuple", []], "got a list of 0 items, expected a tuple of 0 items"),
+    (["list", []], ["tuple", []], "the result's type: got a list of 0 items, expected a tuple of 0 items"),
     (["float", 2.0], ["int", 2], "got float 2.0, expected int 2"),
-    (["tuple", [["int", 1]]], ["tuple", [["int", 2]]], "the result[0]: got int 1, expected int 2"),
+    (["tuple", [["int", 1]]], ["tuple", [["int", 2]]], "the result[0]'s value: got int 1, expected int 2"),
 ])
 def test_types_dtypes_and_shapes_are_exact(got, want, word):
     status, message = _compare(_step(got), _step(want))
@@ -172,6 +172,8 @@ def test_hidden_messages_give_the_case_and_what_differs_but_not_the_input():
     status, message = _compare(_step(_tensor([2.0])), _step(_tensor([1.0])), reveal=False)
     assert status == "failed"
     assert message == "case 1 of 2 (rank 0): f(x): the result's values"
+    hidden_type = _compare(_step(["list", []]), _step(["tuple", []]), reveal=False)[1]
+    assert hidden_type == "case 1 of 2 (rank 0): f(x): the result's type"
     shown = _compare(_step(_tensor([2.0])), _step(_tensor([1.0])))[1]
     assert "input: float32[] 1.0" in shown and "element 0 (flat) is 2.0, expected 1.0" in shown
 
