@@ -7,6 +7,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from harness.vocabulary import VERDICTS
+
 Status = Literal["queued", "running", "done", "error"]
 
 
@@ -150,8 +152,7 @@ class KnownMistake(BaseModel):
 
 
 class ReportPublic(BaseModel):
-    verdict: Literal["Accepted", "Wrong Answer", "Runtime Error", "Time Limit Exceeded",
-                     "Memory Limit Exceeded", "Syntax Error"]
+    verdict: Literal[VERDICTS]  # type: ignore[valid-type]  # harness/verdicts.json, the one list
     message: str
     tests: list[TestResultPublic] = Field(description="the public tests, from the run without hidden tests")
     hidden: HiddenSummary | None = None

@@ -23,6 +23,9 @@ from __future__ import annotations
 import re
 
 from .child import compile_source
+from .vocabulary import (  # the one home of these names: verdicts.json
+    ACCEPTED, MEMORY_LIMIT, RUNTIME_ERROR, STATUSES, SYNTAX_ERROR, TIME_LIMIT, VERDICTS, WRONG_ANSWER,
+)
 
 __all__ = [
     "ACCEPTED", "WRONG_ANSWER", "RUNTIME_ERROR", "TIME_LIMIT", "MEMORY_LIMIT", "SYNTAX_ERROR",
@@ -30,14 +33,6 @@ __all__ = [
 ]
 
 SCHEMA = 1
-ACCEPTED = "Accepted"
-WRONG_ANSWER = "Wrong Answer"
-RUNTIME_ERROR = "Runtime Error"
-TIME_LIMIT = "Time Limit Exceeded"
-MEMORY_LIMIT = "Memory Limit Exceeded"
-SYNTAX_ERROR = "Syntax Error"
-VERDICTS = (ACCEPTED, WRONG_ANSWER, RUNTIME_ERROR, TIME_LIMIT, MEMORY_LIMIT, SYNTAX_ERROR)
-STATUSES = ("passed", "failed", "error")
 
 
 def check_syntax(code: str, filename: str = "solution.py"):

@@ -18,11 +18,9 @@ from __future__ import annotations
 import json
 import math
 
+from harness.vocabulary import ACCEPTED, MEMORY_LIMIT, RUNTIME_ERROR, SYNTAX_ERROR, TIME_LIMIT, WRONG_ANSWER
 from server.grading.harness import grade
 
-ACCEPTED, SYNTAX_ERROR = "Accepted", "Syntax Error"
-TIME_LIMIT, MEMORY_LIMIT = "Time Limit Exceeded", "Memory Limit Exceeded"
-RUNTIME_ERROR, WRONG_ANSWER = "Runtime Error", "Wrong Answer"
 MAX_OUTPUT = 8000
 FIXED_MESSAGES = {
     TIME_LIMIT: "the program did not finish within the time limit",

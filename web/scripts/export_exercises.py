@@ -65,7 +65,7 @@ def export(out: Path) -> int:
     harness = EXERCISES / "harness"
     files = [
         {"path": f"harness/{p.relative_to(harness).as_posix()}", "text": p.read_text(encoding="utf-8")}
-        for p in sorted(harness.rglob("*.py"))
+        for p in sorted([*harness.rglob("*.py"), harness / "verdicts.json"])  # vocabulary.py reads it
         if "__pycache__" not in p.parts
     ] + feedback
     (out / "harness.json").write_text(json.dumps({"files": files}, ensure_ascii=False), encoding="utf-8")

@@ -4,6 +4,7 @@
 import type { Urls } from "../config";
 import type { TestReport, VirtualFile } from "../worker/protocol";
 import { ClientIdentity, getJson, type Result } from "./identity";
+import type { Verdict } from "./verdicts";
 
 export interface ExerciseSummary {
   id: string;
@@ -32,7 +33,7 @@ export interface Submission {
   id: string;
   exercise_id: string;
   status: "queued" | "running" | "done" | "error" | string;
-  verdict: string | null;
+  verdict: Verdict | null;
   report: TestReport | null;
   error: string | null;
   created_at: string | null;

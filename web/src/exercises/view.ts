@@ -452,7 +452,8 @@ export class ExercisesView {
     if (final.ok) {
       const s = final.value;
       if (s.status === "error") this.report = { kind: "server", report: s.report, error: s.error ?? "grading failed" };
-      else this.report = { kind: "server", report: s.report ?? { verdict: s.verdict ?? "?", message: "", tests: [] }, error: null };
+      else if (s.report || s.verdict) this.report = { kind: "server", report: s.report ?? { verdict: s.verdict!, message: "", tests: [] }, error: null };
+      else this.report = { kind: "server", report: null, error: "grading gave no verdict" };
       if (s.verdict === "Accepted") raiseStatus(e.id, "accepted");
     } else {
       this.report = { kind: "server", report: null, error: submitError(final) };

@@ -1,6 +1,7 @@
 // The one message protocol between the page and the Pyodide worker, both directions.
 // Everything is plain structured-clone data; Python sends snake_case JSON, parsed here.
 
+import type { TestStatus, Verdict } from "../exercises/verdicts";
 import kinds from "./display_kinds.json";
 
 /**
@@ -97,7 +98,7 @@ export interface Display {
 export interface TestCaseReport {
   name: string;
   description?: string | null;
-  status: "passed" | "failed" | "error" | string;
+  status: TestStatus;
   message: string | null;
   duration_ms: number | null;
   hidden?: boolean;
@@ -105,7 +106,7 @@ export interface TestCaseReport {
 
 /** The harness's one report shape, shared by the browser, judge.py and the server. */
 export interface TestReport {
-  verdict: string; // "Accepted", "Wrong Answer", ...
+  verdict: Verdict; // exercises/harness/verdicts.json
   message: string;
   tests: TestCaseReport[];
   summary?: { total: number; passed: number; failed: number; error: number };
