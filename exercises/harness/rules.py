@@ -99,10 +99,10 @@ def refuse_nodes_in_learner_backward(node_class):
 
 def nested_check_code(fn, check=None):
     """``fn``'s code recompiled from its source with a first statement that raises RuntimeError
-    when a pass is under way (the engine's ``_depth``: a learner's backward that starts one in
-    another thread and waits for it) or another frame of the same code is on this thread's
-    stack (the same, with ``_depth`` reset). ``check``: other statements instead (a method's
-    source is dedented first)."""
+    when another frame of the same code is on any thread's stack (a learner's backward that
+    asks kael's autograd for its gradient, here or in a thread it waits for; the engine's own
+    ``_depth`` is not consulted, a submission can write it). ``check``: other statements
+    instead (a method's source is dedented first)."""
     import ast
     import inspect
     import textwrap
@@ -123,20 +123,22 @@ def nested_check_code(fn, check=None):
         warnings.simplefilter("ignore")  # "'str' object is not callable": the placeholder below
         module = compile(tree, fn.__code__.co_filename, "exec")
     code = next(c for c in module.co_consts if type(c) is type(fn.__code__) and c.co_name == fn.__name__)
-    consts = tuple(sys._getframe if c == _GETFRAME else c for c in code.co_consts)
+    placeholders = {_GETFRAME: sys._getframe, _CURRENT_FRAMES: sys._current_frames}
+    consts = tuple(placeholders.get(c, c) if type(c) is str else c for c in code.co_consts)
     return code.replace(co_consts=consts)
 
 
 _GETFRAME = "__judge_getframe__"
+_CURRENT_FRAMES = "__judge_current_frames__"
+# A pass under way is a frame of this very code object on any thread's stack (compared by
+# identity with the code the harness compiled: no module global a submission could reset).
 _NESTED_CHECK = f"""
-if _depth:
-    raise RuntimeError({{message!r}})
 _judge_frame = {_GETFRAME!r}(0)
-_judge_up = _judge_frame.f_back
-while _judge_up is not None:
-    if _judge_up.f_code is _judge_frame.f_code:
-        raise RuntimeError({{message!r}})
-    _judge_up = _judge_up.f_back
+for _judge_up in {_CURRENT_FRAMES!r}().values():
+    while _judge_up is not None:
+        if _judge_up.f_code is _judge_frame.f_code and _judge_up is not _judge_frame:
+            raise RuntimeError({{message!r}})
+        _judge_up = _judge_up.f_back
 del _judge_frame, _judge_up
 """
 _APPLY_CODE = "__judge_apply_code__"

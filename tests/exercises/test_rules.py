@@ -115,7 +115,10 @@ def test_every_known_way_around_the_rules_is_refused(tmp_path):
 
 
 @pytest.mark.skipif(sys.platform == "emscripten", reason="Pyodide starts no threads")
-def test_the_nested_check_refuses_a_backward_in_another_thread_during_a_backward():
+@pytest.mark.parametrize("reset_depth", [False, True])
+def test_the_nested_check_refuses_a_backward_in_another_thread_during_a_backward(reset_depth):
+    """Issue 22.1: with the engine's depth counter set back to 0 first (a module global the
+    submission can write), the pass in the other thread used to go unseen."""
     import threading
 
     run = _nested_run_backward()
@@ -123,6 +126,8 @@ def test_the_nested_check_refuses_a_backward_in_another_thread_during_a_backward
 
     def inner_pass(g):
         def other():
+            if reset_depth:
+                engine._depth = 0
             try:
                 z = kael.tensor([3.0], requires_grad=True)
                 run(((z * 2).sum(),), (None,))
@@ -137,7 +142,11 @@ def test_the_nested_check_refuses_a_backward_in_another_thread_during_a_backward
     x = kael.tensor([1.0], requires_grad=True)
     y = x * 1.0
     y.register_hook(inner_pass)
-    run((y.sum(),), (None,))
+    depth = engine._depth
+    try:
+        run((y.sum(),), (None,))
+    finally:
+        engine._depth = depth
     assert len(errors) == 1 and "cannot run inside your backward" in errors[0]
 
 
