@@ -138,10 +138,17 @@ def _ladder(d, y):
     return y
 
 
+def _from_deep_stack(frames, fn, node):
+    """fn(node) called with ``frames`` frames of the test below it (the recursion limit stays)."""
+    if frames:
+        return _from_deep_stack(frames - 1, fn, node)
+    return fn(node)
+
+
 @DOMAIN.case("walks", cases=240, classes=(
     "from the root", "from an inner node", "from a leaf's node", "a ladder on top",
     "a chain on top", "constant operands", "op same input twice", "op expand", "op sum",
-    "more than 20 operations", "asked twice"))
+    "more than 20 operations", "asked twice", "called from a deep stack"))
 def walks_case(d, m):
     """count_nodes and depth of a random graph (fan-out, diamonds, x * x, constants, views,
     expand, sums), sometimes with a ladder of shared rungs or a chain of 40-1,500 nodes on top,
@@ -164,8 +171,13 @@ def walks_case(d, m):
         fn = d.choice([n for n in nodes if not any(ni.edge is not None for ni in n.inputs)])
     else:
         fn = d.choice(nodes)
-    d.call("count_nodes(fn)", m.count_nodes, fn)
-    d.call("depth(fn)", m.depth, fn)
+    if d.chance(0.2):
+        d.label("called from a deep stack")  # 600 frames below: a walk may not add its own
+        d.call("count_nodes(fn) from 600 frames down", _from_deep_stack, 600, m.count_nodes, fn)
+        d.call("depth(fn) from 600 frames down", _from_deep_stack, 600, m.depth, fn)
+    else:
+        d.call("count_nodes(fn)", m.count_nodes, fn)
+        d.call("depth(fn)", m.depth, fn)
     if d.chance(0.2):
         d.label("asked twice")
         d.call("depth(root's node)", m.depth, root.grad_fn)
