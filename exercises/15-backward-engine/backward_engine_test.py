@@ -229,3 +229,17 @@ def test_backward_runs_with_grad_mode_off(m):
 
 
 test_backward_runs_with_grad_mode_off.expected = [[False, False], True, False]
+
+
+def test_grad_mode_restored_under_no_grad(m):
+    """backward((x * 3).sum()) called inside kael.no_grad(): grad mode is still off right after it
+    (the pass restores the caller's mode, it does not switch it on)"""
+    x = kael.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * 3).sum()
+    with kael.no_grad():
+        _run(m, y)
+        inside = kael.is_grad_enabled()
+    return [inside, x.grad.tolist()]
+
+
+test_grad_mode_restored_under_no_grad.expected = [False, [3.0, 3.0]]
