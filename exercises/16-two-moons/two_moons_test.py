@@ -81,3 +81,21 @@ def test_accuracy_on_fresh_moons(m):
 
 test_accuracy_on_fresh_moons.expected = 0.95
 test_accuracy_on_fresh_moons.atol = 0.001
+
+
+def test_train_returns_a_trained_module(m):
+    """train on 60 moons (noise 0.1, seed 0) returns a kael.nn.Module whose parameters have a
+    .grad; model(points) of 9 fresh points gives logits [9, 2] whose argmax is predict's answer"""
+    points, labels = _moons(60, 0.1, 0)
+    model = m.train(points, labels)
+    fresh = _moons(9, 0.1, 101)[0]
+    params = list(model.parameters()) if isinstance(model, kael.nn.Module) else []
+    logits = model(fresh) if isinstance(model, kael.nn.Module) else None
+    shape = list(logits.shape) if isinstance(logits, kael.Tensor) else None
+    with kael.no_grad():
+        argmax = logits.argmax(dim=1).tolist() if shape == [9, 2] else None
+    return [isinstance(model, kael.nn.Module), len(params) > 0, all(p.grad is not None for p in params),
+            shape, argmax == _as_list(m.predict(model, fresh))]
+
+
+test_train_returns_a_trained_module.expected = [True, True, True, [9, 2], True]

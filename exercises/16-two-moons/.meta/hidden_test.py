@@ -106,7 +106,7 @@ def test_make_moons_defaults(m):
     return [points.tolist(), labels.tolist()]
 
 
-def test_train_returns_a_trained_module(m):
+def test_train_returns_a_trained_mlp(m):
     """the model train returns is a kael.nn.Module with parameters, each with a .grad (trained by
     backward); model(points) gives logits [N, 2] whose argmax is predict's answer, and the logits
     are a differentiable function of the points (a nearest-neighbour lookup is not)"""
