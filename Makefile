@@ -158,6 +158,9 @@ test: setup wheel web
 	if [ -n "$$failed" ]; then echo "failed lanes:$$failed"; exit 1; fi; \
 	echo "all lanes passed"
 
+# Each pytest lane ends with its slowest tests, so that the suite's slow parts stay visible.
+DURATIONS ?= --durations=10 --durations-min=1.0
+
 # A lane run from `make test` skips the setup check that `test` has just done.
 LANE_DEPS := $(if $(NO_SETUP),,setup wheel web)
 
@@ -166,13 +169,13 @@ test-web: $(if $(NO_SETUP),,$(NODE_STAMP))
 	$(call lane,web,web/src,cd web && npx vitest run)
 
 test-numpy: $(LANE_DEPS)
-	$(call lane,numpy,tests,KAEL_BACKEND=numpy $(PY) -m pytest $$dirs -q $(PYTEST_ARGS))
+	$(call lane,numpy,tests,KAEL_BACKEND=numpy $(PY) -m pytest $$dirs -q $(DURATIONS) $(PYTEST_ARGS))
 
 test-python: $(LANE_DEPS)
-	$(call lane,python,$(PYTHON_LANE_DIRS),KAEL_BACKEND=python $(PY) -m pytest $$dirs -q $(PYTEST_ARGS))
+	$(call lane,python,$(PYTHON_LANE_DIRS),KAEL_BACKEND=python $(PY) -m pytest $$dirs -q $(DURATIONS) $(PYTEST_ARGS))
 
 test-pyodide: $(LANE_DEPS)
-	$(call lane,pyodide,$(PYODIDE_LANE_DIRS),node tests/pyodide/run.mjs $$dirs -q $(PYTEST_ARGS))
+	$(call lane,pyodide,$(PYODIDE_LANE_DIRS),node tests/pyodide/run.mjs $$dirs -q $(DURATIONS) $(PYTEST_ARGS))
 
 # ---------------------------------------------------------------------------------- run
 

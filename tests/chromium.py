@@ -1,4 +1,4 @@
-"""How tests and benchmarks launch Debian's Chromium (../shared/RECIPES.md)."""
+"""How tests and benchmarks launch Debian's Chromium (CONTRIBUTING.md, "Running tests")."""
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -1,5 +1,5 @@
 """Fixtures shared by every test folder: how pytest-playwright launches Debian's Chromium
-(../shared/RECIPES.md). The end-to-end tests (tests/e2e) and the server's browser checks
+(CONTRIBUTING.md, "Running tests"). The end-to-end tests (tests/e2e) and the server's browser checks
 (tests/server/test_browser.py) both use pytest-playwright's ``browser``/``page`` fixtures, so
 one Playwright instance serves the whole session."""
 

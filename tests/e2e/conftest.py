@@ -1,5 +1,5 @@
 """End-to-end fixtures: the real judge server serving the built front end, and Debian's Chromium
-driven by Playwright (../shared/RECIPES.md). Every test fails on a console error, an uncaught page
+driven by Playwright (CONTRIBUTING.md, "Running tests"). Every test fails on a console error, an uncaught page
 error, or a request to any host other than the local server."""
 
 from __future__ import annotations
