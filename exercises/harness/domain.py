@@ -46,6 +46,7 @@ __all__ = ["Domain", "Draw", "GRAPH_OPS", "JUDGE_VERSION", "KIND", "node_numbers
 JUDGE_VERSION = "2026.12-1"  # a new version draws new cases: verdicts stay reproducible within one
 KIND = "kael-domain/1"
 MAX_TRACEBACKS = 3  # per run: enough to name the error, small enough for the output cap
+MAX_MESSAGE = 300  # an exception message kept per step (hundreds of steps stay under the cap)
 MIXES = ("ordinary", "zeros", "huge", "tiny", "nonfinite", "ties", "near ties")
 LAYOUTS = ("contiguous", "transposed", "stepped", "expanded")
 FLOATS = ("float32", "float64")
@@ -241,7 +242,11 @@ class Draw:
         self.steps.append({"call": what, "result": observe(value)})
 
     def _raised(self, exc) -> dict:
-        out = {"type": _type_name(type(exc)), "message": str(exc)[:500]}
+        try:
+            message = str(exc)[:MAX_MESSAGE]
+        except Exception:  # noqa: BLE001 - a hostile __str__
+            message = "<unprintable exception>"
+        out = {"type": _type_name(type(exc)), "message": message}
         if self.tracebacks < MAX_TRACEBACKS:
             self.tracebacks += 1
             text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
