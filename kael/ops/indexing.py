@@ -103,8 +103,58 @@ def _split_ints(key):
     return tuple(first), tuple(second)
 
 
+class Select(Index):
+    """y = a[..., i] along one dim (PyTorch's select);  da = zeros like a with g at i"""
+
+
+class Slice(Index):
+    """y = a[..., start:stop:step] along one dim;  da = zeros like a with g in the slice"""
+
+
+def _basic_steps(key, ndim):
+    """PyTorch's reading of a basic key: one select per int, one slice per slice that is not
+    ``:`` (``x[:]`` alone still slices), one unsqueeze per ``None``, left to right; ``None``
+    when the key has more indices than the tensor has dims (the one-step path reports it)."""
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if consumed > ndim:
+        return None
+    steps, dim = [], 0
+    for k in key:
+        if k is Ellipsis:
+            dim += ndim - consumed
+        elif k is None:
+            steps.append((None, dim, k))
+            dim += 1
+        elif isinstance(k, int):
+            steps.append((Select, dim, k))
+        else:
+            if k.start not in (None, 0) or k.stop is not None or k.step not in (None, 1):
+                steps.append((Slice, dim, k))
+            dim += 1
+    if not steps and ndim and any(isinstance(k, slice) for k in key):
+        steps.append((Slice, 0, slice(None)))
+    return steps
+
+
+def _recorded_basic_index(a, key):
+    """``a[key]`` as PyTorch records it (SelectBackward, SliceBackward, ...), or None."""
+    steps = _basic_steps(key, a.ndim)
+    if not steps:
+        return None
+    for op, dim, k in steps:
+        if op is None:
+            a = a.unsqueeze(dim)
+        else:
+            a = op.apply(a, key=(slice(None),) * dim + (k,))
+    return a
+
+
 def index(a, key):
     key = _normalize_key(key)
+    if _grad_state.enabled and a.requires_grad and _is_basic(key):
+        out = _recorded_basic_index(a, key)
+        if out is not None:
+            return out
     split = _split_ints(key)
     if split is not None:
         a = Index.apply(a, key=split[0])

@@ -9,7 +9,7 @@ from ..autograd.function import Function
 from ..backend.errors import fmt_shape
 from ..tensor import B, Tensor, _wrap
 from .reduction import log_softmax
-from ._util import TORCH_NAMES
+from ._util import TORCH_NAMES, reduce_grad
 from .arithmetic import minimum
 from .unary import exp, log, sigmoid
 
@@ -37,8 +37,41 @@ def mse_loss(input, target, reduction="mean"):
             "Please ensure they have the same size.",
             stacklevel=2,
         )
-    diff = input - target
-    return _reduce(diff * diff, reduction)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return MseLoss.apply(input, target, reduction=reduction)
+
+
+def _unreduce(g: Tensor, shape, reduction: str) -> Tensor:
+    """The gradient of a reduced loss spread back over the elementwise loss of ``shape``."""
+    if reduction == "none":
+        return g
+    n = 1
+    for s in shape:
+        n *= s
+    return g.expand(shape) / n if reduction == "mean" else g.expand(shape)
+
+
+class MseLoss(Function):
+    """y = reduce((a - t)**2);  da = g * 2 * (a - t) (/ n for the mean);  dt = -da"""
+
+    saved_names = ("self", "target")
+
+    @staticmethod
+    def forward(ctx, a, t, reduction="mean"):
+        ctx.save_for_backward(a, t)
+        ctx.reduction = reduction
+        diff = a - t
+        ctx.shape = diff.shape
+        return _reduce(diff * diff, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, t = ctx.saved_tensors
+        na, nt = ctx.inputs
+        ga = _unreduce(g, ctx.shape, ctx.reduction) * 2 * (a - t)
+        need = ctx.needs_input_grad
+        return (reduce_grad(ga, na) if need[0] else None, reduce_grad(-ga, nt) if need[1] else None)
 
 
 class NllLoss(Function):
@@ -116,22 +149,25 @@ def _log_sigmoid(x: Tensor) -> Tensor:
     return minimum(x, 0.0) - _wrap(B.unary("log1p", exp(-x.abs())._data))
 
 
-class BceWithLogits(Function):
-    """y = (1 - t) * x - log_sigmoid(x);  dx = g * (sigmoid(x) - t);  dt = -g * x
+class BinaryCrossEntropyWithLogits(Function):
+    """y = reduce((1 - t) * x - log_sigmoid(x));  dx = g * (sigmoid(x) - t);  dt = -g * x
+    (g spread over the elements, / n for the mean)
 
     PyTorch's formula, in the target's dtype (PyTorch computes it in place on ``1 - target``)."""
 
     saved_names = ("self", "target")
 
     @staticmethod
-    def forward(ctx, x, t):
+    def forward(ctx, x, t, reduction="mean"):
         ctx.save_for_backward(x, t)
-        return ((1 - t) * x - _log_sigmoid(x)).to(t.dtype)
+        ctx.reduction = reduction
+        return _reduce(((1 - t) * x - _log_sigmoid(x)).to(t.dtype), reduction)
 
     @staticmethod
     def backward(ctx, g):
         x, t = ctx.saved_tensors
         nx, nt = ctx.inputs
+        g = _unreduce(g, x.shape, ctx.reduction)
         need = ctx.needs_input_grad
         return (
             (g * (sigmoid(x) - t)).to(nx.dtype) if need[0] else None,
@@ -143,7 +179,9 @@ def binary_cross_entropy_with_logits(input, target, reduction="mean"):
     """Binary cross-entropy of ``sigmoid(input)`` against ``target``, computed stably from logits."""
     if input.shape != target.shape:
         raise ValueError(f"Target size ({fmt_shape(target.shape)}) must be the same as input size ({fmt_shape(input.shape)})")
-    return _reduce(BceWithLogits.apply(input, target), reduction)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return BinaryCrossEntropyWithLogits.apply(input, target, reduction=reduction)
 
 
 class BinaryCrossEntropy(Function):

@@ -9,7 +9,7 @@ from ._util import norm_dim, norm_dims, reduce_grad, sum_to
 
 __all__ = [
     "view", "reshape", "permute", "transpose", "unsqueeze", "squeeze", "flatten", "expand",
-    "broadcast_to", "clone", "cat", "concat", "stack", "contiguous",
+    "broadcast_to", "clone", "cat", "concat", "stack", "contiguous", "t",
 ]
 
 
@@ -88,6 +88,16 @@ class Permute(Function):
         return g.permute(*inverse)
 
 
+class T(Permute):
+    """y = a.t() (a matrix transposed; a vector or a number as it is);  da = g.t()"""
+
+
+def t(a):
+    if a.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    return T.apply(a, dims=(1, 0) if a.ndim == 2 else tuple(range(a.ndim)))  # a new view, even for <= 1 dim
+
+
 def permute(a, *dims):
     dims = _shape_arg(dims) if dims else ()
     n = a.ndim
@@ -112,12 +122,20 @@ def transpose(a, dim0, dim1):
     return Permute.apply(a, dims=tuple(dims))
 
 
+class Unsqueeze(View):
+    """y = a with a size-1 dim inserted;  da = g viewed back"""
+
+
+class Squeeze(View):
+    """y = a without its size-1 dims;  da = g viewed back"""
+
+
 def unsqueeze(a, dim):
     n = a.ndim + 1
     d = norm_dim(dim, n)
     shape = list(a.shape)
     shape.insert(d, 1)
-    return View.apply(a, shape=tuple(shape), copy=True)
+    return Unsqueeze.apply(a, shape=tuple(shape), copy=True)
 
 
 def squeeze(a, dim=None):
@@ -127,7 +145,7 @@ def squeeze(a, dim=None):
     else:
         dims = norm_dims(dim, a.ndim)
         new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
-    return View.apply(a, shape=new, copy=True)
+    return Squeeze.apply(a, shape=new, copy=True)
 
 
 def flatten(a, start_dim=0, end_dim=-1):

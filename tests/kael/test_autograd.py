@@ -378,8 +378,9 @@ def test_node_structure_names_edges_and_inputs():
     (lambda x: x + 1, "AddBackward"), (lambda x: x - 1, "SubBackward"), (lambda x: x * 2, "MulBackward"),
     (lambda x: x / 2, "DivBackward"), (lambda x: -x, "NegBackward"), (lambda x: x ** 2, "PowBackward"),
     (lambda x: x.exp(), "ExpBackward"), (lambda x: x.sum(), "SumBackward"), (lambda x: x @ x, "MatmulBackward"),
-    (lambda x: x.view(3, 1), "ViewBackward"), (lambda x: x[1:], "IndexBackward"),
-    (lambda x: x.relu(), "ReluBackward"), (lambda x: x.softmax(0), "SoftmaxBackward"),
+    (lambda x: x.view(3, 1), "ViewBackward"), (lambda x: x[1:], "SliceBackward"),
+    (lambda x: x[0], "SelectBackward"), (lambda x: x[[0, 2]], "IndexBackward"), (lambda x: x.mean(), "MeanBackward"),
+    (lambda x: x.t(), "TBackward"), (lambda x: x.relu(), "ReluBackward"), (lambda x: x.softmax(0), "SoftmaxBackward"),
 ])
 def test_grad_fn_names(expr, name):
     x = kael.ones(3, requires_grad=True)

@@ -951,6 +951,61 @@ with torch.autograd.graph.save_on_cpu():
     y = (x * x).sum()
 y.backward()
 x.grad""", ([2.0, 4.0], "float32")),
+    # item 3: composite ops record one node, as PyTorch's (names without the numeric suffix)
+    ("one_node_names", """
+x = torch.ones(3, 4, requires_grad=True)
+def chain(t):
+    names, n = [], t.grad_fn
+    while n is not None and n.next_functions:
+        names.append(n.name().rstrip("0123456789"))
+        n = n.next_functions[0][0]
+    return names
+[chain(x.mean()), chain(F.mse_loss(x, torch.zeros(3, 4))), chain(F.binary_cross_entropy_with_logits(x, torch.zeros(3, 4))),
+ chain(x[0]), chain(x[:, 1:]), chain(x[0, 1:]), chain(x[1:3, 0]), chain(x[:]), chain(x[..., 0]), chain(x[None]),
+ chain(x[[0, 1]]), chain(x.t()), chain(x.T), chain(x[0].t())]""",
+     [["MeanBackward"], ["MseLossBackward"], ["BinaryCrossEntropyWithLogitsBackward"], ["SelectBackward"],
+      ["SliceBackward"], ["SliceBackward", "SelectBackward"], ["SelectBackward", "SliceBackward"], ["SliceBackward"],
+      ["SelectBackward"], ["UnsqueezeBackward"], ["IndexBackward"], ["TBackward"], ["PermuteBackward"],
+      ["TBackward", "SelectBackward"]]),
+    ("one_node_losses_values_and_gradients", """
+x = torch.tensor([[0.5, -1.0], [2.0, 0.0]], requires_grad=True)
+t = torch.tensor([[1.0, 0.0], [0.0, 1.0]], requires_grad=True)
+out = []
+for reduction in ("mean", "sum", "none"):
+    for loss in (F.mse_loss, F.binary_cross_entropy_with_logits):
+        x.grad = t.grad = None
+        y = loss(x, t, reduction=reduction)
+        y.sum().backward()
+        out.append([y, x.grad, t.grad])
+m = torch.tensor([1.0, 2.0], requires_grad=True)
+F.mse_loss(m, torch.tensor([[0.0, 0.0], [1.0, 1.0]])).backward()
+out + [m.grad, sorted(n for n in dir(F.mse_loss(x, t).grad_fn) if n.startswith("_saved_"))[-2:]]""",
+     [[(1.5625, 'float32'), ([[-0.25, -0.5], [1.0, -0.5]], 'float32'), ([[0.25, 0.5], [-1.0, 0.5]], 'float32')],
+      [(0.90185, 'float32'),
+       ([[-0.09439, 0.06724], [0.2202, -0.125]], 'float32'),
+       ([[-0.125, 0.25], [-0.5, 0.0]], 'float32')],
+      [(6.25, 'float32'), ([[-1.0, -2.0], [4.0, -2.0]], 'float32'), ([[1.0, 2.0], [-4.0, 2.0]], 'float32')],
+      [(3.60741, 'float32'),
+       ([[-0.37754, 0.26894], [0.8808, -0.5]], 'float32'),
+       ([[-0.5, 1.0], [-2.0, 0.0]], 'float32')],
+      [([[0.25, 1.0], [4.0, 1.0]], 'float32'),
+       ([[-1.0, -2.0], [4.0, -2.0]], 'float32'),
+       ([[1.0, 2.0], [-4.0, 2.0]], 'float32')],
+      [([[0.47408, 0.31326], [2.12693, 0.69315]], 'float32'),
+       ([[-0.37754, 0.26894], [0.8808, -0.5]], 'float32'),
+       ([[-0.5, 1.0], [-2.0, 0.0]], 'float32')],
+      ([0.5, 1.5], 'float32'),
+      ['_saved_self', '_saved_target']]),
+    ("one_node_indexing_gradients", """
+x = torch.arange(12.0).reshape(3, 4).requires_grad_()
+(x[0, 1:] * 2).sum().backward()
+g1 = x.grad.clone(); x.grad = None
+(x[1:3, 0] * x[:, ::2][1:, 1]).sum().backward()
+[g1, x.grad, x[0, 1:].is_contiguous(), x[-1].storage_offset()]""",
+     [([[0.0, 2.0, 2.0, 2.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]], 'float32'),
+      ([[0.0, 0.0, 0.0, 0.0], [6.0, 0.0, 4.0, 0.0], [10.0, 0.0, 8.0, 0.0]], 'float32'),
+      True,
+      8]),
     # item 4: dtypes and error types
     ("python_float_is_float64", "[torch.tensor([1], dtype=float).dtype == torch.float64, torch.ones(1, dtype=float).dtype == torch.float64, torch.zeros(1, dtype=int).dtype == torch.int64]",
      [True, True, True]),
