@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..autograd import engine
 from ..autograd.node import AccumulateGrad
+from ..autograd.source import here
 from .names import caller_frame, caller_names, merge_names
 from .walk import MAX_VALUES, SCHEMA_VERSION, build, grads_of, tensor_data
 
@@ -178,6 +179,7 @@ class Trace:
         node_id = self._ids.get(node) if node is not None else None
         event = self._event
         error = _error_data(exc, node_id)
+        where = here()  # the learner's line that ran this backward
         self.steps.append({
             "kind": "error",
             "pass": len(self.passes) - 1,
@@ -186,6 +188,7 @@ class Trace:
             "grad": event["grad"] if event is not None else None,
             "type": error["type"],
             "message": error["message"],
+            "source": {"filename": where[0], "line": where[1]} if where is not None else None,
         })
         self._event = None
         self.passes[-1]["error"] = error

@@ -150,6 +150,21 @@ def test_inplace_error_marks_its_three_lines_each_with_what_happened(app: Page):
     app.get_by_test_id("detect-source").check()
 
 
+def test_the_inplace_example_marks_its_three_lines_at_the_traced_error(app: Page):
+    app.get_by_role("button", name=re.compile("The in-place version error")).click()
+    run(app)
+    wait_idle(app)
+    app.get_by_role("tab", name="Trace").click()
+    app.get_by_role("button", name="Last step").click()
+    expect(app.locator(".trace-view .item.error")).to_have_count(1)
+    expect(app.locator(".cm-line-note-saved")).to_have_attribute("data-line", "8")  # y = x * w
+    expect(app.locator(".cm-line-note-modified")).to_have_attribute("data-line", "9")  # w.mul_(2)
+    expect(app.locator(".cm-line-note-backward")).to_have_attribute("data-line", "15")  # loss.backward()
+    app.screenshot(path=f"{SHOTS}/inplace-example-trace-1440.png")
+    app.get_by_role("button", name="First step").click()
+    expect(app.locator(".cm-line-note")).to_have_count(0)
+
+
 LOOP = "import kael\n\ny = kael.ones(2, requires_grad=True)\nfor i in range(1000):\n    y = y * 1.0\nprint('done', y.sum().item())\n"
 
 

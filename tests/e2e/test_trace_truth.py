@@ -78,7 +78,9 @@ def test_a_step_inside_a_closed_group_lights_the_group_and_names_the_node(app: P
     expect(group).to_have_class(re.compile(r"\bcurrent\b"))
     expect(group).not_to_have_class(re.compile(r"\bdone\b"))  # most of its nodes still wait
     expect(view.locator(".badges text").filter(has_text="▶ MulBackward #2")).to_have_count(1)
-    app.screenshot(path=screenshots / "trace-closed-group.png")
+    app.screenshot(path="/tmp/h24shots/closed-group-1440.png")
+    app.set_viewport_size({"width": 390, "height": 844})
+    app.screenshot(path="/tmp/h24shots/closed-group-390.png", full_page=True)
 
 
 BROADCAST = """import kael

@@ -83,7 +83,7 @@ STEP_KEYS = {
     "ready", "released", "released_saved",
 }
 SEND_KEYS = {"input_nr", "to", "grad", "added", "buffer", "count_before", "count_after", "ready"}
-ERROR_EVENT_KEYS = {"kind", "pass", "step", "node", "grad", "type", "message"}
+ERROR_EVENT_KEYS = {"kind", "pass", "step", "node", "grad", "type", "message", "source"}
 ERROR_KEYS = {"type", "message", "node"}
 
 

@@ -210,3 +210,13 @@ def test_record_forward_cuts_a_long_loop_with_a_note(driver, emitted):
     json.loads(driver.run(json.dumps({"code": source, "record_forward": True})))
     doc = next(payload["data"] for kind, payload in emitted if kind == "forward")
     assert len(doc["steps"]) == driver.MAX_FORWARD_STEPS and doc["truncated"] is True
+
+
+def test_a_traced_version_error_carries_its_three_lines(driver, emitted):
+    source = INPLACE.replace("loss.backward()\n", "try:\n    with kael.viz.trace() as tr:\n        loss.backward()\nexcept RuntimeError:\n    pass\nkael.viz.show(tr)\n")
+    source = "import kael.viz\n" + source
+    driver.install_display_hook()
+    assert run(driver, source)["ok"]
+    trace = next(payload["data"] for kind, payload in emitted if kind == "trace")
+    error = next(e for e in trace["steps"] if e["kind"] == "error")
+    assert [(m["line"], m["kind"]) for m in error["marks"]] == [(5, "saved"), (6, "modified"), (10, "backward")]

@@ -1,5 +1,7 @@
 // The shapes of kael.viz data (kael/viz/SCHEMA.md, schema version 1), as the views read them.
 
+import type { SourceMark } from "../worker/protocol";
+
 export interface TensorValues {
   shape: number[];
   dtype: string;
@@ -142,6 +144,8 @@ export interface TraceError {
   grad: TensorValues | null;
   type: string;
   message: string;
+  source?: { filename: string; line: number } | null; // the program's line that ran backward
+  marks?: SourceMark[]; // the page's worker adds the in-place error's lines
 }
 
 export type TraceEvent = TraceStart | TraceStep | TraceError;

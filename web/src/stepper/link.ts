@@ -86,7 +86,7 @@ export const runSwitches = {
 };
 
 /** The editor's notes for an error's lines: the in-place error's saved, modified, backward. */
-export function errorNotes(error: PyError): LineNote[] {
+export function errorNotes(error: Pick<PyError, "marks">): LineNote[] {
   return (error.marks ?? []).map((m) => {
     const vars = { node: m.node ?? "?", then: m.saved_version, now: m.version };
     const key = m.kind === "saved" ? "mark.saved" : m.kind === "modified" ? "mark.modified" : "mark.backward";

@@ -22,7 +22,7 @@ import {
 import { describeItem } from "../graph/view";
 import type { PanelPlace } from "../panels/panel";
 import { ForwardPhase, nodesOfItem } from "../stepper/forward";
-import { runSwitches, stepperLink } from "../stepper/link";
+import { errorNotes, runSwitches, stepperLink } from "../stepper/link";
 import type { ForwardData } from "../stepper/types";
 import { sw } from "../stepper/words";
 import { clear, h, s, withInlineCode } from "../ui/dom";
@@ -473,6 +473,22 @@ export class TraceView {
     this.drawing.canvas.centerOn(highlight.error ?? highlight.current ?? [...(highlight.recorded ?? [])][0] ?? null);
     this.renderState();
     this.showLine();
+    this.showErrorLines();
+  }
+
+  private errorShown = false;
+
+  /** A traced in-place error's lines in the editor (saved, modified, backward), at its step. */
+  private showErrorLines(): void {
+    const event = this.at >= 0 ? this.frames[this.at] : undefined;
+    const marks = event?.kind === "error" ? (event.marks ?? []) : [];
+    if (marks.length) {
+      stepperLink.showNotes(errorNotes({ marks }), true);
+      this.errorShown = true;
+    } else if (this.errorShown && !this.forward) {
+      stepperLink.showNotes([], false);
+      this.errorShown = false;
+    }
   }
 
   private positionText(): string {

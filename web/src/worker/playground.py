@@ -88,7 +88,19 @@ def show(obj, params=None) -> None:
 
 def _display(document: dict) -> None:
     """kael.viz's display hook: a document (kael/viz/SCHEMA.md) to the panel of its kind."""
+    if document.get("kind") == "trace":
+        _mark_trace_errors(document)
     display(document.get("kind"), document)
+
+
+def _mark_trace_errors(document: dict) -> None:
+    """A traced version error (the in-place example catches it) gets its lines as an uncaught
+    one does: saved, modified, and the program's backward line."""
+    for event in document.get("steps", ()):
+        source = event.get("source") if event.get("kind") == "error" else None
+        if source is not None and event.get("type") == "RuntimeError":
+            line = source["line"] if source["filename"] == FILENAME else None
+            event["marks"] = _version_marks(event["message"], line)
 
 
 def install_display_hook() -> bool:
@@ -134,13 +146,12 @@ def _in_program(message: str, lineno: int) -> bool:
     return bool(text) and f"line {lineno}: {text}" in message
 
 
-def _version_marks(exc: BaseException, lineno: int | None) -> list:
+def _version_marks(message: str, lineno: int | None) -> list:
     """The in-place version error's three lines, where kael named them (set_detect_source):
     where the tensor was saved, where it was modified in place, and the backward that found it
     stale. ``[]`` for any other error."""
-    message = str(exc)
     versions = _VERSIONS.search(message)
-    if not isinstance(exc, RuntimeError) or versions is None:
+    if versions is None:
         return []
     saved_version, version = int(versions.group(1)), int(versions.group(2))
     detail = {"saved_version": saved_version, "version": version}
@@ -179,7 +190,7 @@ def _error_data(exc: BaseException) -> dict:
         "traceback": "".join(te.format()),
         "frames": frames,
         "lineno": lineno,
-        "marks": _version_marks(exc, lineno),
+        "marks": _version_marks(str(exc), lineno) if isinstance(exc, RuntimeError) else [],
     }
 
 
