@@ -152,10 +152,11 @@ def _binary(cls, op):
 
 add = _binary(Add, "add")
 def sub(a, b):
-    """a - b; refused for bool tensors, as in PyTorch."""
+    """a - b; refused for bool tensors and Python bools, as in PyTorch."""
+    bools = [v is True or v is False or isinstance(v, Tensor) and v.dtype is dt.bool_ for v in (a, b)]
     (a, b), _ = operands(a, b)
-    if a.dtype is dt.bool_ or b.dtype is dt.bool_:
-        if a.dtype is b.dtype:
+    if any(bools):
+        if all(bools):
             raise RuntimeError(
                 "Subtraction, the `-` operator, with two bool tensors is not supported. "
                 "Use the `^` or `logical_xor()` operator instead."

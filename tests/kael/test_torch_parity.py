@@ -1006,6 +1006,8 @@ g1 = x.grad.clone(); x.grad = None
       ([[0.0, 0.0, 0.0, 0.0], [6.0, 0.0, 4.0, 0.0], [10.0, 0.0, 8.0, 0.0]], 'float32'),
       True,
       8]),
+    ("subtracting_a_python_bool_raises", "torch.ones(2) - True", RuntimeError),
+    ("a_python_bool_minus_a_tensor_raises", "True - torch.ones(2, dtype=torch.int64)", RuntimeError),
     # item 4: dtypes and error types
     ("python_float_is_float64", "[torch.tensor([1], dtype=float).dtype == torch.float64, torch.ones(1, dtype=float).dtype == torch.float64, torch.zeros(1, dtype=int).dtype == torch.int64]",
      [True, True, True]),

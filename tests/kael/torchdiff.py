@@ -363,13 +363,84 @@ class _Gen:
         opt = "lib.optim.SGD([{l}], lr=0.1, momentum=0.9)" if kind == "sgd" else "lib.optim.Adam([{l}], lr=0.01)"
         return f"o = {opt.format(l=leaf)}\nif {leaf}.grad is not None:\n    o.step()\n    o.step()\no.zero_grad()"
 
+    # -- issue 23: what learners' PyTorch code does (promotion, bitwise ops, errors, Functions
+    # with several outputs, every kind of hook, checkpoint over closed-over tensors)
+
+    def promotion(self):
+        """Every operator with a Python scalar or a 0-d tensor of any dtype, on either side."""
+        a = self.pick()
+        if a is None:
+            return None
+        rng = self.rng
+        op = rng.choice(["+", "-", "*", "/", "**", "%", "//", "&", "|", "^", "==", "<", ">=", "!="])
+        other = rng.choice(["2", "-3", "0.5", "-1.5", "True", "False",
+                            f"lib.tensor({rng.choice(['2', '-1', '0.25', 'True'])}, dtype=lib.{rng.choice(_DTYPES)})"])
+        out = self.fresh()
+        return f"{out} = {other} {op} {a}" if rng.random() < 0.4 else f"{out} = {a} {op} {other}"
+
+    def bitwise(self):
+        a = self.pick(lambda t: not t.is_floating_point())
+        if a is None:
+            return None
+        b = self.pick(lambda t: not t.is_floating_point())
+        form = self.rng.choice(["{a} & {b}", "{a} | {b}", "{a} ^ {b}", "~{a}", "{a} & 6", "5 | {a}", "True ^ {a}",
+                                "lib.bitwise_and({a}, {b})", "lib.bitwise_not({a})"])
+        return f"{self.fresh()} = " + form.format(a=a, b=b)
+
+    def errors(self):
+        a = self.pick()
+        if a is None:
+            return None
+        b = self.pick()
+        form = self.rng.choice([
+            "{new} = lib.tensor({a}.item())", "{new} = {a}.float() @ {b}.double()", "{new} = {a}.long() @ {b}.float()",
+            "{new} = {a}.expand(-1, *{a}.shape)", "{new} = lib.tensor(float(f'{{{a}.sum():.4f}}'))",
+            "{new} = lib.tensor([{a} == None, {a} != 'x'])", "{new} = lib.tensor(1.5 in {a})",
+            "{new} = {a}.to({b})", "{new} = {a}.to('cpu', lib.float64)", "{new} = {a}.data",
+            "{new} = lib.tensor({a}.tolist(), dtype=float)", "{new} = {a}.norm()",
+        ])
+        return form.format(a=a, b=b, new=self.fresh())
+
+    def function(self):
+        a = self.floats()
+        if a is None:
+            return None
+        o1, o2 = self.fresh(), self.fresh()
+        kind = self.rng.choice(["two", "materialize", "number"])
+        body = _FUNCTIONS[kind]
+        return body + f"\n{o1}, {o2}, _ = Two.apply({a})"
+
+    def hook(self):
+        out = self.pick(lambda t: t.grad_fn is not None)
+        a = self.floats()
+        if out is None or a is None:
+            return None
+        form = self.rng.choice([
+            "h = {out}.grad_fn.register_prehook(lambda g: (g[0] * 2,))",
+            "h = {out}.grad_fn.register_hook(lambda gi, go: tuple(None if g is None else g * 0.5 for g in gi))",
+            "h = {out}.register_hook(lambda g: g + 1)",
+            "with lib.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t + 0):\n    {new} = ({a} * {a}).sin()",
+            "with lib.autograd.graph.save_on_cpu():\n    {new} = {a}.exp() * {a}",
+        ])
+        return form.format(out=out, a=a, new=self.fresh())
+
+    def checkpointed(self):
+        a = self.floats()
+        w = self.pick(lambda t: t.requires_grad)
+        if a is None or w is None:
+            return None
+        body = self.rng.choice(["(x * {w}.sum()).sin()", "x.exp() * {w}.mean() + x", "(x - {w}.amax()).tanh() * 2"])
+        return (f"{self.fresh()} = checkpoint(lambda x: {body.format(w=w)}, {a}.double() if {a}.dtype != {w}.dtype "
+                f"else {a}, use_reentrant=False)")
+
     def statement(self):
         rng = self.rng
         if len(self.tensors()) < 2:
             return self.new_tensor()
         makers = [self.new_tensor, self.binary, self.unary, self.reduction, self.shape_op, self.index,
-                  self.matmul, self.inplace, self.autograd, self.nn]
-        weights = [10, 22, 16, 14, 12, 8, 4, 6, 12, 5]
+                  self.matmul, self.inplace, self.autograd, self.nn, self.promotion, self.bitwise, self.errors,
+                  self.function, self.hook, self.checkpointed]
+        weights = [10, 22, 16, 14, 12, 8, 4, 6, 12, 5, 6, 3, 4, 2, 3, 2]
         for _ in range(10):
             line = rng.choices(makers, weights)[0]()
             if line is not None:
@@ -382,8 +453,39 @@ class _Gen:
 # -- running and comparing --------------------------------------------------------------------------
 
 
+_DTYPES = ["float64", "float32", "int64", "bool"]
+
+_FUNCTION_HEAD = """class Two(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+"""
+_FUNCTIONS = {
+    "two": _FUNCTION_HEAD + """        return x * 2, x.exp(), 3
+    @staticmethod
+    def backward(ctx, ga, gb, gc):
+        (x,) = ctx.saved_tensors
+        return ga * 2 + gb * x.exp()""",
+    "materialize": _FUNCTION_HEAD + """        ctx.set_materialize_grads(False)
+        return x.sin(), x.cos(), None
+    @staticmethod
+    def backward(ctx, ga, gb, gc):
+        (x,) = ctx.saved_tensors
+        g = 0 if ga is None else ga * x.cos()
+        return g if gb is None else g - gb * x.sin()""",
+    "number": _FUNCTION_HEAD + """        return x * x, (x * 3).long(), 'text'
+    @staticmethod
+    def backward(ctx, ga, gb, gc):
+        (x,) = ctx.saved_tensors
+        return ga * 2 * x, None""",
+}
+
+
 def _namespace(lib):
-    return {"lib": lib, "F": lib.nn.functional, "nan": math.nan, "inf": math.inf}
+    import importlib
+
+    checkpoint = importlib.import_module(lib.__name__ + ".utils.checkpoint").checkpoint
+    return {"lib": lib, "F": lib.nn.functional, "nan": math.nan, "inf": math.inf, "checkpoint": checkpoint}
 
 
 def _run(line, ns, where):
