@@ -9,6 +9,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from .test_playground import run, set_code, wait_idle
+from .test_trace_truth import recenter
 
 SHOTS = "/tmp/h24shots"
 
@@ -80,7 +81,9 @@ def test_diamond_stepped_forward_then_backward_on_one_graph(app: Page):
     app.set_viewport_size({"width": 1440, "height": 900})
     app.screenshot(path=f"{SHOTS}/forward-step3-1440.png")
     app.set_viewport_size({"width": 390, "height": 844})
-    app.screenshot(path=f"{SHOTS}/forward-step3-390.png", full_page=True)
+    recenter(app)
+    app.locator(".trace-view .graph-canvas").scroll_into_view_if_needed()
+    app.locator(".trace-view").screenshot(path="/tmp/h24shots/forward-step3-390.png")
     app.set_viewport_size({"width": 1440, "height": 900})
     # Then the backward pass on the same graph: x's grad is absent until AccumulateGrad, step 5.
     for _ in range(len(FORWARD) - 3):

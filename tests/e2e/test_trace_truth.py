@@ -13,6 +13,12 @@ from .test_playground import run, set_code, wait_idle
 DIAMOND_ORDER = ["SumBackward", "AddBackward", "MulBackward", "MulBackward", "AccumulateGrad"]
 
 
+def recenter(page: Page) -> None:
+    """After a resize: step away and back, so the view centres the step's box again."""
+    page.get_by_role("button", name="Previous step").click()
+    page.get_by_role("button", name="Next step").click()
+
+
 def open_trace(page: Page):
     page.get_by_role("tab", name="Trace").click()
     view = page.locator(".trace-view")
@@ -80,7 +86,9 @@ def test_a_step_inside_a_closed_group_lights_the_group_and_names_the_node(app: P
     expect(view.locator(".badges text").filter(has_text="▶ MulBackward #2")).to_have_count(1)
     app.screenshot(path="/tmp/h24shots/closed-group-1440.png")
     app.set_viewport_size({"width": 390, "height": 844})
-    app.screenshot(path="/tmp/h24shots/closed-group-390.png", full_page=True)
+    recenter(app)
+    app.locator(".trace-view .graph-canvas").scroll_into_view_if_needed()
+    app.locator(".trace-view").screenshot(path="/tmp/h24shots/closed-group-390.png")
 
 
 BROADCAST = """import kael
