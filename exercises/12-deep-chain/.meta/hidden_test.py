@@ -145,22 +145,24 @@ def _from_deep_stack(frames, fn, node):
     return fn(node)
 
 
-@DOMAIN.case("walks", cases=240, classes=(
+@DOMAIN.case("walks", cases=200, classes=(
     "from the root", "from an inner node", "from a leaf's node", "a ladder on top",
     "a chain on top", "constant operands", "op same input twice", "op expand", "op sum",
     "more than 20 operations", "asked twice", "called from a deep stack"))
 def walks_case(d, m):
     """count_nodes and depth of a random graph (fan-out, diamonds, x * x, constants, views,
-    expand, sums), sometimes with a ladder of shared rungs or a chain of 40-1,500 nodes on top,
+    expand, sums), sometimes with a ladder of shared rungs or a chain of 40-1,100 nodes on top,
     asked of the root's node, of an inner node or of a leaf's AccumulateGrad; now and then
     asked twice (state kept between calls shows)."""
     root, leaves = d.graph(max_ops=24)
     if d.chance(0.3):
         d.label("a ladder on top")
         root = _ladder(d, root)
-    if d.chance(0.15):
+    deep_stack = d.chance(0.15)
+    if deep_stack or d.chance(0.08):
         d.label("a chain on top")
-        for _ in range(d.integer(40, 1500)):  # past Python's recursion limit now and then
+        # past Python's recursion limit now and then; from a deep stack, 300-480 nodes do it
+        for _ in range(d.integer(300, 480) if deep_stack else d.integer(40, 1100)):
             root = -root
     nodes = list(node_numbers(root.grad_fn))
     where = d.choice(("from the root", "from the root", "from an inner node", "from a leaf's node"))
@@ -171,7 +173,7 @@ def walks_case(d, m):
         fn = d.choice([n for n in nodes if not any(ni.edge is not None for ni in n.inputs)])
     else:
         fn = d.choice(nodes)
-    if d.chance(0.2):
+    if deep_stack:
         d.label("called from a deep stack")  # 600 frames below: a walk may not add its own
         d.call("count_nodes(fn) from 600 frames down", _from_deep_stack, 600, m.count_nodes, fn)
         d.call("depth(fn) from 600 frames down", _from_deep_stack, 600, m.depth, fn)
@@ -185,5 +187,5 @@ def walks_case(d, m):
 
 
 def test_domain_walks(m):
-    """count_nodes and depth on 240 generated graphs over the statement's domain"""
+    """count_nodes and depth on 200 generated graphs over the statement's domain"""
     return DOMAIN.run(m, "walks")
