@@ -203,13 +203,18 @@ PROC_FAKED = {"meminfo": "meminfo", "stat": "stat", "loadavg": "loadavg", "uptim
 
 def proc_masks(allowed=PROC_ALLOWED) -> list[tuple[str, str]]:
     """``[(/proc path, fake-proc source)]`` covering every top-level entry of this machine's
-    /proc that is not ``allowed`` (its process folders aside: the run's pid namespace has its
-    own). A symbolic link that is not allowed is left for the self-test to refuse (a bind
-    mount would follow it)."""
+    /proc that is not ``allowed`` and that a user other than root could read (its process
+    folders aside: the run's pid namespace has its own). Each mask costs the run a mount, so
+    files only root may read (``kmsg``, ``kpage*``, ``slabinfo``, ...) are left as they are:
+    the program never runs as root, and the self-test would see one that became readable. A
+    symbolic link that is not allowed is left for the self-test to refuse (a bind mount would
+    follow it)."""
     masks = []
     for name in sorted(os.listdir("/proc")):
         path = os.path.join("/proc", name)
         if name.isdigit() or name in allowed or os.path.islink(path):
+            continue
+        if not os.path.isdir(path) and not os.stat(path).st_mode & 0o004:
             continue
         if name in PROC_FAKED:
             masks.append((path, PROC_FAKED[name]))
