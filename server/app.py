@@ -18,7 +18,7 @@ from server.core.logs import install_flood_guard
 from server.core.ratelimit import memory_limits
 from server.db import DatabaseUnavailable, database_unavailable, make_engine, make_sessionmaker, migrate
 from server.grading.service import start_grading
-from server.classroom.limits import join_limiter
+from server.classroom.limits import join_limits
 from server.classroom.tokens import TeacherTokens
 from server.routes import classes, clients, docs, exercises, frontend, health, submissions, teachers
 
@@ -63,7 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         secret = load_secret(settings)
         app.state.identities = Identities(secret)
         app.state.teacher_tokens = TeacherTokens(secret)
-        app.state.join_limiter = join_limiter(settings, app.state.sessions)
+        app.state.join_limits = join_limits(settings, app.state.sessions)
         log.info("exercises: %d in %s", len(catalog_for(settings.exercises_dir).exercises),
                  settings.exercises_dir)
         if settings.scaled:  # several API servers: the limits' events in the shared database

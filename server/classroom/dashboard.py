@@ -1,4 +1,5 @@
-"""A class's grid (learner × exercise) and mistake map, from its learners' stored submissions.
+"""A class's grid (learner × exercise) and mistake map, from its learners' stored submissions
+to the class's exercises since each joined (store._class_work: what a class may read).
 
 Two queries whatever the class's size: one aggregate per (learner, exercise) (attempts, first
 Accepted, late attempts, the latest graded attempt), then the latest graded attempts
@@ -13,6 +14,7 @@ from sqlalchemy import DateTime, case, func, select, type_coerce
 from sqlalchemy.orm import Session
 
 from server.classroom.store import enrollments, utc
+from server.grading.report import valid_unicode
 from server.models import Classroom, Enrollment, Submission
 
 ACCEPTED = "Accepted"
@@ -39,7 +41,8 @@ def _aggregate(session: Session, klass: Classroom) -> dict[tuple[str, str], Cell
                     type_coerce(accepted_at, DateTime(timezone=True)), late,
                     func.max(case((Submission.status == "done", Submission.seq))))
              .join(Enrollment, (Enrollment.client_hash == Submission.client_hash)
-                   & (Enrollment.class_id == klass.id))
+                   & (Enrollment.class_id == klass.id)
+                   & (Submission.created_at >= Enrollment.joined_at))
              .where(Submission.exercise_id.in_(list(klass.exercises)))
              .group_by(Submission.client_hash, Submission.exercise_id))
     facts = {}
@@ -61,13 +64,16 @@ def _latest(session: Session, facts: dict[tuple[str, str], CellFacts]) -> None:
                 Submission.seq.in_(chunk))):
             cell = by_seq[seq]
             cell.latest_verdict = verdict
-            cell.mistakes = _mistakes(report)
+            cell.mistakes = mistakes_of(report)
 
 
-def _mistakes(report) -> list[dict]:
+def mistakes_of(report) -> list[dict]:
+    """The known mistakes a stored report names, as ``{mutant, message}`` (whatever else an old
+    report's entries held is left out)."""
     if not isinstance(report, dict) or not isinstance(report.get("mistakes"), list):
         return []
-    return [m for m in report["mistakes"] if isinstance(m, dict) and isinstance(m.get("mutant"), str)]
+    return valid_unicode([{"mutant": m["mutant"], "message": _message(m)} for m in report["mistakes"]
+                          if isinstance(m, dict) and isinstance(m.get("mutant"), str)])
 
 
 def _cell(cell: CellFacts | None, stuck_attempts: int) -> dict:

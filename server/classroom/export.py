@@ -13,7 +13,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from server.classroom.store import enrollments, is_late, utc
-from server.models import Classroom, Submission
+from server.grading.report import bounded
+from server.models import Classroom, Enrollment, Submission
 
 PAGE = 500
 # A spreadsheet runs a cell that starts with one of these as a formula (CSV injection): such a
@@ -64,7 +65,7 @@ def _submission_json(klass: Classroom, learner_id: str, sub: Submission) -> dict
         "status": sub.status, "verdict": sub.verdict, "late": is_late(klass, sub.created_at),
         "created_at": utc(sub.created_at).isoformat(),
         "finished_at": utc(sub.finished_at).isoformat() if sub.finished_at else None,
-        "code": sub.code, "report": sub.report,
+        "code": sub.code, "report": bounded(sub.report) if type(sub.report) is dict else None,
     }
 
 
@@ -76,13 +77,14 @@ def submissions_json(sessions: sessionmaker[Session], class_id: str) -> Iterator
         people = enrollments(session, klass)
         head = _class_json(klass, people)
     learner_of = {p.client_hash: p.id for p in people}
-    yield b'{"class":' + json.dumps(head, ensure_ascii=False).encode() + b',"submissions":['
+    yield b'{"class":' + json.dumps(head, ensure_ascii=True).encode() + b',"submissions":['
     after, first = 0, True
     while learner_of:
         with sessions() as session:
             klass = session.get(Classroom, class_id)
-            page = list(session.scalars(select(Submission).where(
-                Submission.client_hash.in_(list(learner_of)),
+            page = list(session.scalars(select(Submission).join(Enrollment, (
+                Enrollment.client_hash == Submission.client_hash) & (Enrollment.class_id == klass.id)
+                & (Submission.created_at >= Enrollment.joined_at)).where(
                 Submission.exercise_id.in_(list(klass.exercises)),
                 Submission.seq > after).order_by(Submission.seq).limit(PAGE)))
             chunk = [_submission_json(klass, learner_of[s.client_hash], s) for s in page]
@@ -96,11 +98,12 @@ def submissions_json(sessions: sessionmaker[Session], class_id: str) -> Iterator
 
 
 def _dumps(item: dict) -> bytes:
-    """Strict JSON: a stored report holding a non-finite float (an old one) writes it as null."""
+    """Strict JSON in ASCII (a lone surrogate a report holds is written as its escape, never
+    an encoding error mid-stream); a non-finite float (an old report) is written as null."""
     try:
-        return json.dumps(item, ensure_ascii=False, allow_nan=False).encode()
+        return json.dumps(item, ensure_ascii=True, allow_nan=False).encode()
     except ValueError:
-        return json.dumps(_finite(item), ensure_ascii=False, allow_nan=False).encode()
+        return json.dumps(_finite(item), ensure_ascii=True, allow_nan=False).encode()
 
 
 def _finite(value):

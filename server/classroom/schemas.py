@@ -25,6 +25,20 @@ def plain_text(value: str) -> str:
     return value
 
 
+def utc_deadline(value: dt.datetime | None) -> dt.datetime | None:
+    """A deadline names its time zone (a bare local time means a different instant to every
+    reader), and is kept in UTC; an instant past what UTC can hold is refused, not a 500."""
+    if value is None:
+        return None
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError("must name its time zone, as 2026-12-24T18:00:00+01:00 or ...Z")
+    try:
+        return value.astimezone(dt.timezone.utc)
+    except OverflowError:
+        raise ValueError("is outside the dates a deadline can have") from None
+
+
+Deadline = Annotated[dt.datetime | None, AfterValidator(utc_deadline)]
 Name = Annotated[str, Field(min_length=1, max_length=100), AfterValidator(plain_text)]
 DisplayName = Annotated[str, Field(min_length=1, max_length=60), AfterValidator(plain_text)]
 Ident = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
@@ -58,8 +72,8 @@ class ClassCreate(BaseModel):
     exercises: list[Ident] = Field(min_length=1, max_length=MAX_EXERCISES,
                                    description="exercise ids, numbers or folders; stored as ids")
     lessons: list[Ident] = Field(default_factory=list, max_length=MAX_LESSONS)
-    deadline: dt.datetime | None = Field(None, description="ISO 8601 with a time zone; later "
-                                         "submissions are kept and marked late")
+    deadline: Deadline = Field(None, description="ISO 8601 with a time zone; later "
+                                      "submissions are kept and marked late")
 
 
 class ClassUpdate(BaseModel):
@@ -67,7 +81,7 @@ class ClassUpdate(BaseModel):
     name: Name | None = None
     exercises: list[Ident] | None = Field(None, min_length=1, max_length=MAX_EXERCISES)
     lessons: list[Ident] | None = Field(None, max_length=MAX_LESSONS)
-    deadline: dt.datetime | None = Field(None, description="null (sent explicitly) clears it")
+    deadline: Deadline = Field(None, description="null (sent explicitly) clears it")
 
 
 class ClassPublic(BaseModel):
@@ -125,6 +139,11 @@ class LearnerRow(BaseModel):
     solved: int
 
 
+class KnownMistakeShort(BaseModel):
+    mutant: str
+    message: dict[str, str]
+
+
 class MistakeCount(BaseModel):
     mutant: str
     message: dict[str, str]
@@ -150,6 +169,7 @@ class Dashboard(BaseModel):
 
 
 class LearnerSubmission(BaseModel):
+    """One submission in a learner's list: what it got, and the known mistakes it matched."""
     id: str
     exercise_id: str
     status: str
@@ -157,6 +177,11 @@ class LearnerSubmission(BaseModel):
     late: bool
     created_at: dt.datetime
     finished_at: dt.datetime | None
+    message: str | None = Field(None, description="the report's headline")
+    mistakes: list[KnownMistakeShort] = Field(default_factory=list)
+
+
+class LearnerSubmissionFull(LearnerSubmission):
     code: str
     report: dict | None = Field(None, description="the public report, as the learner saw it")
 
@@ -165,4 +190,4 @@ class LearnerSubmissions(BaseModel):
     learner: str
     display_name: str
     data: list[LearnerSubmission]
-    count: int
+    count: int = Field(description="all of this learner's class work, every page")

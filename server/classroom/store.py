@@ -145,18 +145,35 @@ def joined_classes(session: Session, client_key: str) -> list[tuple[Classroom, E
     return [(klass, enrollment) for klass, enrollment in rows]
 
 
-def learner_submissions(session: Session, klass: Classroom, learner_id: str,
-                        exercise_id: str | None) -> tuple[Enrollment, list[Submission]] | None:
-    """One enrolled learner's submissions of the class's exercises, newest first."""
-    enrollment = session.scalars(select(Enrollment).where(
+def enrollment_of(session: Session, klass: Classroom, learner_id: str) -> Enrollment | None:
+    return session.scalars(select(Enrollment).where(
         Enrollment.id == learner_id, Enrollment.class_id == klass.id)).first()
-    if enrollment is None:
-        return None
-    wanted = [exercise_id] if exercise_id is not None else list(klass.exercises)
-    rows = session.scalars(select(Submission).where(
-        Submission.client_hash == enrollment.client_hash,
-        Submission.exercise_id.in_(wanted)).order_by(Submission.seq.desc()))
-    return enrollment, list(rows)
+
+
+def _class_work(klass: Classroom, enrollment: Enrollment, exercise_id: str | None):
+    """What a class may read of a learner: submissions to the class's exercises made since the
+    learner joined it (a learner who joins shares the class's work from then on, no more)."""
+    wanted = list(klass.exercises)
+    if exercise_id is not None:
+        wanted = [exercise_id] if exercise_id in wanted else []
+    return (Submission.client_hash == enrollment.client_hash, Submission.exercise_id.in_(wanted),
+            Submission.created_at >= enrollment.joined_at)
+
+
+def learner_submissions(session: Session, klass: Classroom, enrollment: Enrollment,
+                        exercise_id: str | None, *, limit: int, offset: int) -> tuple[int, list[Submission]]:
+    """One page of a learner's class work, newest first, and how many there are in all."""
+    where = _class_work(klass, enrollment, exercise_id)
+    count = session.scalar(select(func.count()).select_from(Submission).where(*where))
+    rows = session.scalars(select(Submission).where(*where).order_by(Submission.seq.desc())
+                           .limit(limit).offset(offset))
+    return count, list(rows)
+
+
+def learner_submission(session: Session, klass: Classroom, enrollment: Enrollment,
+                       submission_id: str) -> Submission | None:
+    return session.scalars(select(Submission).where(
+        Submission.id == submission_id, *_class_work(klass, enrollment, None))).first()
 
 
 def is_late(klass: Classroom, created_at: dt.datetime) -> bool:

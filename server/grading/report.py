@@ -38,6 +38,7 @@ REVEAL_AT = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 MAX_REPORT_BYTES = 256 * 1024
 MAX_MESSAGE = 4000
 MAX_DURATION_MS = 24 * 3600 * 1000.0
+MAX_NESTING = 16  # a trace diff holds tables of rows of values: a few levels
 
 
 def reveal_delay(elapsed: float) -> float:
@@ -107,11 +108,47 @@ def bounded(report: dict) -> dict:
     report["tests"] = [_bounded_test(t) for t in report.get("tests") or [] if type(t) is dict]
     if type(report.get("output")) is str:
         report["output"] = report["output"][-MAX_OUTPUT:]
+    if _deeper_than(report.get("trace_diff"), MAX_NESTING):
+        report["trace_diff"] = None  # a forged trace nested past what a response can hold
     for optional in ("trace_diff", "mistakes", "output"):
         if len(json.dumps(report, default=str)) <= MAX_REPORT_BYTES:
             break
         report[optional] = [] if optional == "mistakes" else None
-    return report
+    return valid_unicode(report)
+
+
+def _deeper_than(value, limit: int) -> bool:
+    """Whether ``value`` nests lists and dicts more than ``limit`` deep (iteratively: a forged
+    value may be deeper than the interpreter's recursion limit)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if type(item) in (dict, list):
+            if depth >= limit:
+                return True
+            stack.extend((v, depth + 1) for v in (item.values() if type(item) is dict else item))
+    return False
+
+
+def valid_unicode(value):
+    """``value`` with every string valid Unicode: JSON carries lone surrogates (a learner's
+    ``raise ValueError(chr(0xd800))`` sends one), which no response can encode; they become
+    replacement characters (U+FFFD), in keys too."""
+    if type(value) is str:
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace") if _lone(value) else value
+    if type(value) is dict:
+        return {valid_unicode(k): valid_unicode(v) for k, v in value.items()}
+    if type(value) is list:
+        return [valid_unicode(v) for v in value]
+    return value
+
+
+def _lone(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _bounded_test(test: dict) -> dict:
@@ -134,10 +171,16 @@ def _message(verdict, full, public, tests, hidden) -> str:
         return full["message"]  # from compiling the learner's own code: nothing ran
     if verdict in FIXED_MESSAGES:
         return FIXED_MESSAGES[verdict]
-    first = next((row for row in tests if row["status"] != "passed"), None)
+    # The headline comes from a test that decided the verdict: a public test whose status is
+    # the verdict's (an error for a Runtime Error, a failure for a Wrong Answer), else the hidden
+    # tests (a public test that merely failed does not explain a hidden test's crash).
+    wanted = {RUNTIME_ERROR: ("error",), WRONG_ANSWER: ("failed",)}.get(verdict, ("failed", "error"))
+    first = next((row for row in tests if row["status"] in wanted), None)
     if first is not None:
         detail = (first["message"] or "").strip().splitlines()
         return f"{first['name']}: {detail[0]}" if detail else f"{first['name']} {first['status']}"
+    if hidden["first_failed"] is not None and verdict == RUNTIME_ERROR:
+        return f"a hidden test raised an exception (the first hidden test not passed: {hidden['first_failed']})"
     if hidden["first_failed"] is not None:
         return f"hidden test {hidden['first_failed']} did not pass"
     if public is not None and public["verdict"] == verdict:

@@ -11,10 +11,11 @@ from server.classroom import export, store
 from server.classroom.auth import TeacherDep
 from server.classroom.schemas import (ClassCreate, ClassesPublic, ClassPublic, ClassUpdate,
                                       Dashboard, JoinedClass, JoinedClasses, JoinRequest,
-                                      LearnerSubmission, LearnerSubmissions)
+                                      LearnerSubmissionFull, LearnerSubmissions)
 from server.core.ratelimit import retry_after
 from server.deps import ClientDep, NetworkDep, SessionDep, SettingsDep
 from server.grading.harness import UnknownExercise
+from server.grading.report import bounded
 
 router = APIRouter(prefix="/classes", tags=["classes"])
 MAX_LEARNERS = 2000
@@ -70,20 +71,23 @@ def read_classes(teacher: TeacherDep, session: SessionDep):
 
 @router.post("/join", response_model=JoinedClass, responses={
     401: {"description": "no client token"}, 404: {"description": "no class has this code"},
-    409: {"description": "the class is full"}, 429: {"description": "too many join attempts "
-                                                     "from this network; see Retry-After"}})
+    409: {"description": "the class is full"}, 429: {"description": "too many wrong codes "
+                                                     "from this client or network; see Retry-After"}})
 def join_class(body: JoinRequest, request: Request, client: ClientDep, session: SessionDep,
                network: NetworkDep):
     """Join a class with the code its teacher gave, under a display name only the teacher sees.
-    Joining again changes the display name. A wrong code is 404 and says nothing more."""
+    Joining again changes the display name. A wrong code is 404 and says nothing more; wrong
+    codes are limited per client and per network (a right one is never counted)."""
     key = client.require_key()
-    ok, wait = request.app.state.join_limiter.allow(network)
+    limits = request.app.state.join_limits
+    ok, wait = limits.allow(key, network)
     if not ok:
-        raise HTTPException(429, detail="too many join attempts from this network; try again later",
+        raise HTTPException(429, detail="too many wrong join codes; try again later",
                             headers={"Retry-After": retry_after(wait)})
     found = store.join_checked(session, key, body.code, body.display_name, MAX_LEARNERS)
     if found is None:
         raise HTTPException(404, detail="no class has this code; check it with your teacher")
+    limits.undo(key, network)  # a right code costs nothing: only guesses are counted
     if found == "full":
         raise HTTPException(409, detail=f"this class is full ({MAX_LEARNERS} learners)")
     klass, enrollment = found
@@ -138,23 +142,49 @@ def read_dashboard(class_id: str, teacher: TeacherDep, session: SessionDep,
     return {"class": _public(klass, len(board["learners"])), **board}
 
 
+def _summary(klass, sub) -> dict:
+    report = bounded(sub.report) if type(sub.report) is dict else None
+    return {"id": sub.id, "exercise_id": sub.exercise_id, "status": sub.status,
+            "verdict": sub.verdict, "late": store.is_late(klass, sub.created_at),
+            "created_at": store.utc(sub.created_at), "finished_at": store.utc(sub.finished_at),
+            "message": report["message"] if report else None,
+            "mistakes": boards.mistakes_of(report)}
+
+
+def _learner(session, teacher, class_id: str, learner_id: str):
+    klass = _own(session, teacher, class_id)
+    enrollment = store.enrollment_of(session, klass, learner_id)
+    if enrollment is None:
+        raise HTTPException(404, detail=f"no learner {learner_id!r} in this class")
+    return klass, enrollment
+
+
 @router.get("/{class_id}/learners/{learner_id}/submissions", response_model=LearnerSubmissions,
             responses={**TEACHER_ERRORS, 404: {"description": "unknown class or learner"}})
 def read_learner(class_id: str, learner_id: str, teacher: TeacherDep, session: SessionDep,
-                 exercise_id: str | None = Query(None, max_length=100)):
-    """One learner's submissions of the class's exercises, newest first, with their reports."""
-    klass = _own(session, teacher, class_id)
-    found = store.learner_submissions(session, klass, learner_id, exercise_id)
-    if found is None:
-        raise HTTPException(404, detail=f"no learner {learner_id!r} in this class")
-    enrollment, subs = found
-    data = [LearnerSubmission(id=s.id, exercise_id=s.exercise_id, status=s.status,
-                              verdict=s.verdict, late=store.is_late(klass, s.created_at),
-                              created_at=store.utc(s.created_at),
-                              finished_at=store.utc(s.finished_at), code=s.code,
-                              report=s.report) for s in subs]
+                 exercise_id: str | None = Query(None, max_length=100),
+                 limit: int = Query(50, ge=1, le=200), offset: int = Query(0, ge=0, le=10**9)):
+    """One learner's work for the class (its exercises, since joining), newest first, a page at
+    a time: verdicts, headlines and known mistakes; each one's code and report on its own."""
+    klass, enrollment = _learner(session, teacher, class_id, learner_id)
+    count, subs = store.learner_submissions(session, klass, enrollment, exercise_id,
+                                            limit=limit, offset=offset)
     return LearnerSubmissions(learner=enrollment.id, display_name=enrollment.display_name,
-                              data=data, count=len(data))
+                              data=[_summary(klass, s) for s in subs], count=count)
+
+
+@router.get("/{class_id}/learners/{learner_id}/submissions/{submission_id}",
+            response_model=LearnerSubmissionFull,
+            responses={**TEACHER_ERRORS, 404: {"description": "unknown class, learner or submission"}})
+def read_learner_submission(class_id: str, learner_id: str, submission_id: str,
+                            teacher: TeacherDep, session: SessionDep):
+    """One submission of the learner's class work, with its code and public report."""
+    klass, enrollment = _learner(session, teacher, class_id, learner_id)
+    sub = store.learner_submission(session, klass, enrollment, submission_id)
+    if sub is None:
+        raise HTTPException(404, detail=f"no submission {submission_id!r} in this learner's class work")
+    return {**_summary(klass, sub), "code": sub.code,
+            "report": bounded(sub.report) if type(sub.report) is dict else None}
 
 
 @router.get("/{class_id}/export.csv", response_class=Response, responses={

@@ -143,9 +143,20 @@ def test_a_wrong_code_is_a_bare_404(app):
     assert "no class has this code" in answers.pop()
 
 
-def test_join_attempts_are_limited_per_network(app):
-    statuses = [join(app, "ZZZZ-ZZZZ-ZZZZ", learner()).status_code for _ in range(31)]
-    assert statuses[:30] == [404] * 30 and statuses[30] == 429
+def test_wrong_codes_are_limited_per_client_and_right_ones_cost_nothing(app):
+    as_teacher, _ = teacher(app)
+    code = make_class(app, as_teacher)["join_code"]
+    guesser = learner()
+    statuses = [join(app, "ZZZZ-ZZZZ-ZZZZ", guesser).status_code for _ in range(11)]
+    assert statuses[:10] == [404] * 10 and statuses[10] == 429
+    assert join(app, code, guesser).status_code == 429  # held up, whatever it sends now
+    for _ in range(40):  # a class of 40 joining from one address: the right code is never counted
+        assert join(app, code, learner()).status_code == 200
+
+
+def test_wrong_codes_are_limited_per_network_across_clients(app):
+    statuses = [join(app, "ZZZZ-ZZZZ-ZZZZ", learner()).status_code for _ in range(201)]
+    assert statuses[:200] == [404] * 200 and statuses[200] == 429
 
 
 @pytest.mark.parametrize("name", ["", "   ", "a" * 61, "Eve\u202eevil", "two\nlines", "nul\x00"])
@@ -285,7 +296,61 @@ def test_exports_hold_the_same_rows_as_the_grid(app):
     {"name": "x"}, {"name": "x", "exercises": []}, {"name": "", "exercises": ["adder"]},
     {"name": "x", "exercises": ["adder"], "deadline": "tomorrow"},
     {"name": "x", "exercises": ["adder"], "extra": 1}, {"name": "x", "exercises": ["../etc"]},
-    {"name": "x" * 101, "exercises": ["adder"]}])
+    {"name": "x" * 101, "exercises": ["adder"]},
+    {"name": "x", "exercises": ["adder"], "deadline": "2030-01-01T12:00:00"},  # no time zone
+    {"name": "x", "exercises": ["adder"], "deadline": "9999-12-31T23:00:00-12:00"},  # past UTC's end
+    {"name": "x", "exercises": ["adder"], "deadline": "0001-01-01T00:00:00+14:00"}])
 def test_bad_class_bodies_are_422(app, body):
     as_teacher, _ = teacher(app)
     assert app.post("/api/classes", json=body, headers=as_teacher).status_code == 422
+
+
+def test_a_teacher_reads_only_the_class_work_of_a_learner(app):
+    """Submissions to the class's exercises since joining, a page at a time; never another
+    exercise's code, nor what the learner did before joining (red-team finding 2)."""
+    as_teacher, _ = teacher(app)
+    klass = make_class(app, as_teacher, exercises=["adder"])
+    who = learner()
+    store(app, who, "adder", "Wrong Answer", minutes=-10)  # before joining
+    join(app, klass["join_code"], who)
+    store(app, who, "adder-two", "Accepted", minutes=1)  # not assigned to this class
+    for minute in range(3):
+        store(app, who, "adder", "Wrong Answer", minutes=2 + minute, mistakes=["swapped"])
+    board = app.get(f"/api/classes/{klass['id']}/dashboard", headers=as_teacher).json()
+    assert board["learners"][0]["cells"]["adder"]["attempts"] == 3
+    base = f"/api/classes/{klass['id']}/learners/{board['learners'][0]['id']}/submissions"
+    page = app.get(base + "?limit=2", headers=as_teacher).json()
+    assert page["count"] == 3 and len(page["data"]) == 2
+    assert page["data"][0]["mistakes"][0]["mutant"] == "swapped" and "code" not in page["data"][0]
+    assert app.get(base + "?limit=2&offset=2", headers=as_teacher).json()["data"][0]["exercise_id"] == "adder"
+    assert app.get(base + "?exercise_id=adder-two", headers=as_teacher).json() | {"learner": ""} == {
+        "learner": "", "display_name": "Ada", "data": [], "count": 0}
+    one = app.get(f"{base}/{page['data'][0]['id']}", headers=as_teacher).json()
+    assert one["code"].startswith("def add") and one["report"]["verdict"] == "Wrong Answer"
+    dump = app.get(f"/api/classes/{klass['id']}/export.json", headers=as_teacher).json()
+    assert len(dump["submissions"]) == 3
+    with app.app.state.sessions() as session:
+        other = session.query(Submission).filter(Submission.exercise_id == "adder-two").one().id
+    assert app.get(f"{base}/{other}", headers=as_teacher).status_code == 404
+
+
+def test_a_report_no_response_could_encode_still_reads(app):
+    """A lone surrogate in a stored report (red-team finding 3): the learner view, the one
+    submission and the JSON export answer, with the character replaced or escaped."""
+    as_teacher, _ = teacher(app)
+    klass = make_class(app, as_teacher)
+    who = learner()
+    join(app, klass["join_code"], who)
+    store(app, who, "adder", "Runtime Error", minutes=1, mistakes=["m\ud800"])
+    with app.app.state.sessions() as session:
+        sub = session.query(Submission).one()
+        sub.report = {**sub.report, "message": "boom \ud800"}
+        session.commit()
+    board = app.get(f"/api/classes/{klass['id']}/dashboard", headers=as_teacher)
+    assert board.status_code == 200
+    base = f"/api/classes/{klass['id']}/learners/{board.json()['learners'][0]['id']}/submissions"
+    listed = app.get(base, headers=as_teacher)
+    assert listed.status_code == 200 and listed.json()["data"][0]["message"].startswith("boom")
+    assert app.get(f"{base}/{listed.json()['data'][0]['id']}", headers=as_teacher).status_code == 200
+    dump = app.get(f"/api/classes/{klass['id']}/export.json", headers=as_teacher)
+    assert dump.status_code == 200 and dump.json()["submissions"][0]["report"]["message"].startswith("boom")

@@ -51,8 +51,7 @@ def test_an_accepted_submission_has_no_feedback():
 def test_a_wrong_deep_chain_walk_gets_the_public_trace_diff_and_nothing_from_hidden_cases():
     """Through the server's grading (LocalRunner: the sandbox is tested elsewhere): a depth that
     takes the first level a node is reached at diverges at the Add node of a public case; a walk
-    that fails hidden cases only (a longer distance not passed on to the nodes below: the public
-    graphs are too small to show it) gets neither a trace nor a known mistake."""
+    that fails hidden cases only gets neither a trace nor a known mistake."""
     import sys
     from pathlib import Path
 
@@ -69,7 +68,40 @@ def test_a_wrong_deep_chain_walk_gets_the_public_trace_diff_and_nothing_from_hid
     assert (d["case"], d["step"], d["yours"]["node"]) == ("test_short_and_long_path", 4, "AddBackward")
     assert (d["yours"]["depth"], d["reference"]["depth"]) == (3, 4)
     assert [m["mutant"] for m in report["mistakes"]] == ["first_reached_level"]
-    hidden_only = grade_submission(e, e.mutants()["relaxed_without_repropagation"], LocalRunner())
+    # Every hand-written mutant of deep-chain now fails a public test (issue 21 item 4): this
+    # walk is wrong only for a leaf's node asked alone, which no public test asks.
+    reference = (Path(__file__).resolve().parents[2] / "exercises" / "12-deep-chain" / ".meta" / "reference.py").read_text()
+    leaf_alone_wrong = reference.replace("def depth(fn):\n", "def depth(fn):\n    if not _children(fn):\n        return 0\n")
+    assert leaf_alone_wrong != reference
+    hidden_only = grade_submission(e, leaf_alone_wrong, LocalRunner())
     assert hidden_only["verdict"] == "Wrong Answer" and hidden_only["hidden"]["first_failed"]
     assert all(t["status"] == "passed" for t in hidden_only["tests"])
     assert hidden_only["trace_diff"] is None and hidden_only["mistakes"] == []
+
+
+def test_the_headline_comes_from_the_test_that_decided_the_verdict():
+    """A Runtime Error raised by a hidden test is not headlined by a public test that merely
+    failed (issue 21 item 5); a public test that raised is."""
+    full = {**_full([], None), "verdict": "Runtime Error"}
+    full["tests"] = PUBLIC_TESTS + [{"name": "test_h0", "status": "error", "hidden": True,
+                                     "description": "secret", "message": "secret", "duration_ms": 3.0}]
+    report = public_report(full, _public([], None))
+    assert report["message"] == "a hidden test raised an exception (the first hidden test not passed: test_h0)"
+    raised = [{**PUBLIC_TESTS[0], "status": "error", "message": "ZeroDivisionError: division by zero"}]
+    report = public_report(full, {**_public([], None), "tests": raised})
+    assert report["message"] == "test_p0: ZeroDivisionError: division by zero"
+
+
+def test_a_stored_report_holds_only_text_and_shallow_traces():
+    """What a forged frame could leave in a report (a lone surrogate, a trace nested 300 deep)
+    is made answerable before it is stored or answered (red-team findings 1 and 9)."""
+    from server.grading.report import bounded
+
+    deep = node = {}
+    for _ in range(300):
+        node["a"] = {}
+        node = node["a"]
+    report = bounded({"message": "x\ud800", "tests": [{"name": "t", "message": "\udfff"}], "trace_diff": deep,
+                      "mistakes": [{"mutant": "m\ud800", "message": {"en": "e"}}]})
+    json.dumps(report, ensure_ascii=False).encode("utf-8")  # encodable: no lone surrogate left
+    assert report["trace_diff"] is None and report["message"].startswith("x")
