@@ -102,4 +102,4 @@ def test_a_class_dashboard_counts_what_its_learners_got_wrong(server):
             assert r.status_code == 404 and "sum_to" not in r.text, url
         drill = http.get(f"/api/classes/{klass['id']}/learners/{learner_id}/submissions",
                          headers=teacher).json()
-        assert drill["display_name"] == "Ben" and drill["data"][0]["report"]["mistakes"]
+        assert drill["display_name"] == "Ben" and drill["data"][0]["mistakes"]
