@@ -1,115 +1,11 @@
-// The graph, trace and memory views' own words, in the page's two languages (ui/i18n's t()
-// holds the older ones; these live here so the views own their text).
+// The graph, trace and memory views' words: they live with every other UI string in
+// ui/i18n.ts under "view."; gt("laying") is t("view.laying"), typed by those keys.
 
-import { currentLang } from "../ui/i18n";
+import { t, type Key } from "../ui/i18n";
 
-const en: Record<string, string> = {
-  "stale.short": "⚠ changed in place (v{now}, saved v{then})",
-  "saved.more": "+{n} more",
-  "role.root": "output",
-  "role.leaf": "leaf",
-  "role.intermediate": "tensor",
-  "role.constant": "constant",
-  const: "const",
-  "group.chain": "{n} nodes in a row · click to open",
-  "group.module": "{n} nodes · click to open",
-  "group.band": "{n} nodes · click to open",
-  "group.repeat": "{n} nodes, one block repeated · click to open",
-  "cluster.close": "click to close",
-  "glegend.title": "What the boxes are",
-  "glegend.boxes": "A box is a node of the backward graph (…Backward for an op, AccumulateGrad for a leaf), a tensor (rounded: output, leaves by their names) or a constant input. Arrows go from a node to the nodes it sends gradients to.",
-  "glegend.groups": "▸ boxes are closed groups: a run of the same op or block of ops (“AddBackward × 999”, “[Tanh → Add → Mul] × 100”), an nn.Module call, or in a very large graph a band of depths. Click one to open it; click an open group's label to close it.",
-  "glegend.modules": "An open module holds the nodes its call recorded. kael's Linear is one fused op, so an open Linear shows one LinearBackward (PyTorch records AddmmBackward0) with its weight and bias leaves, not a matmul and an add.",
-  "tools.open": "Open all groups",
-  "tools.close": "Close all groups",
-  "summary.title": "{nodes} nodes: a summary (drawing them all would be {items} boxes, at most {max}).",
-  "summary.open": "Open groups one by one from the drawing, or draw with every group closed.",
-  "summary.draw": "Draw with groups closed",
-  "laying": "Laying out {items} boxes…",
-  "grouped": "{items} boxes for {nodes} nodes (groups closed; click one to open it)",
-  "detail.stale": "modified in place after it was saved: version {now}, saved at version {then}",
-  "detail.value": "value",
-  "detail.novalue": "held by a saved_tensors_hooks pack hook",
-  "detail.group": "{n} nodes",
-  "detail.module": "module",
-  "detail.output": "output",
-  "detail.name": "name",
-  "legend.current": "running now",
-  "legend.ready": "on the ready stack",
-  "legend.done": "done",
-  "legend.error": "failed",
-  "legend.sent": "gradient sent",
-  "legend.badge": "count / buffer",
-  "trace.waiting": "waiting",
-  "trace.morecounts": "+{n} more",
-  "memory.tab": "Memory",
-  "memory.empty": "No memory log yet. Wrap a forward and backward pass in `with kael.viz.memory(\"plain\") as mem:` and call `kael.viz.show(mem)` — try the activation memory example.",
-  "memory.forward": "forward saved {tensors} tensors, {bytes} bytes",
-  "memory.peak": "peak held {bytes} (a tensor saved twice is held once)",
-  "memory.backward.freed": "backward freed {tensors} tensors, {bytes} bytes",
-  "memory.backward.saved": "backward saved {tensors} tensors again, {bytes} bytes (recomputed)",
-  "memory.backward.shared": "{n} of them were still held from the forward: no new memory",
-  "memory.axis": "bytes held by saved tensors, event by event",
-  "memory.saves": "Saved tensors",
-  "memory.phase.forward": "forward",
-  "memory.phase.backward": "backward",
-  "memory.freed": "freed",
-  "memory.dropped": "{n} later events not listed",
-};
-
-const zh: Record<string, string> = {
-  "stale.short": "⚠ 已被原地修改（v{now}，保存时 v{then}）",
-  "saved.more": "还有 {n} 个",
-  "role.root": "输出",
-  "role.leaf": "叶子",
-  "role.intermediate": "张量",
-  "role.constant": "常量",
-  const: "常量",
-  "group.chain": "连续 {n} 个节点 · 点击展开",
-  "group.module": "{n} 个节点 · 点击展开",
-  "group.band": "{n} 个节点 · 点击展开",
-  "group.repeat": "{n} 个节点，同一段重复 · 点击展开",
-  "cluster.close": "点击收起",
-  "glegend.title": "方框是什么",
-  "glegend.boxes": "方框是反向图的节点（算子为 …Backward，叶子为 AccumulateGrad）、张量（圆角：输出，叶子按名字标注）或常量输入。箭头从节点指向它发送梯度的节点。",
-  "glegend.groups": "▸ 方框是收起的分组：同一算子或同一段算子的重复（“AddBackward × 999”、“[Tanh → Add → Mul] × 100”）、一次 nn.Module 调用，或在很大的图里按深度划分的一段。点击展开；点击展开分组的标题收起。",
-  "glegend.modules": "展开的模块包含它这次调用记录的节点。kael 的 Linear 是一个融合算子，所以展开的 Linear 显示一个 LinearBackward（PyTorch 记录为 AddmmBackward0）及其 weight 和 bias 叶子，而不是矩阵乘法加加法。",
-  "tools.open": "展开所有分组",
-  "tools.close": "收起所有分组",
-  "summary.title": "{nodes} 个节点：摘要（全部画出需要 {items} 个方框，最多 {max} 个）。",
-  "summary.open": "可以在图上逐个展开分组，或者收起所有分组后绘制。",
-  "summary.draw": "收起分组后绘制",
-  "laying": "正在布局 {items} 个方框…",
-  "grouped": "{nodes} 个节点画成 {items} 个方框（分组已收起，点击展开）",
-  "detail.stale": "保存之后被原地修改：现在是版本 {now}，保存时是版本 {then}",
-  "detail.value": "值",
-  "detail.novalue": "由 saved_tensors_hooks 的 pack 钩子保存",
-  "detail.group": "{n} 个节点",
-  "detail.module": "模块",
-  "detail.output": "输出",
-  "detail.name": "名字",
-  "legend.current": "正在运行",
-  "legend.ready": "在就绪栈中",
-  "legend.done": "已完成",
-  "legend.error": "出错",
-  "legend.sent": "已发送梯度",
-  "legend.badge": "计数 / 缓冲",
-  "trace.waiting": "等待中",
-  "trace.morecounts": "还有 {n} 个",
-  "memory.tab": "内存",
-  "memory.empty": "还没有内存记录。把前向和反向放进 `with kael.viz.memory(\"plain\") as mem:`，再调用 `kael.viz.show(mem)`——试试激活内存示例。",
-  "memory.forward": "前向保存了 {tensors} 个张量，共 {bytes} 字节",
-  "memory.peak": "峰值 {bytes}（同一个张量保存两次只占一份内存）",
-  "memory.backward.freed": "反向释放了 {tensors} 个张量，共 {bytes} 字节",
-  "memory.backward.saved": "反向重新保存了 {tensors} 个张量，共 {bytes} 字节（重计算）",
-  "memory.backward.shared": "其中 {n} 个仍由前向保存着：不占新的内存",
-  "memory.axis": "保存的张量占用的字节数，逐个事件",
-  "memory.saves": "保存的张量",
-  "memory.phase.forward": "前向",
-  "memory.phase.backward": "反向",
-  "memory.freed": "已释放",
-  "memory.dropped": "后面还有 {n} 个事件未列出",
-};
+type WithoutPrefix<T> = T extends `view.${infer K}` ? K : never;
+/** The keys of the views' words, without their "view." prefix. */
+export type GraphKey = WithoutPrefix<Key>;
 
 /** 12345 as "12,345", as toLocaleString("en") writes it without its first-call cost (setting
  * up ICU's number format took a long task of its own on a loaded machine). */
@@ -117,7 +13,6 @@ export function formatCount(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
-export function gt(key: string, vars: Record<string, string | number> = {}): string {
-  const text = (currentLang() === "zh" ? zh[key] : undefined) ?? en[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (_, name: string) => (name in vars ? String(vars[name]) : `{${name}}`));
+export function gt(key: GraphKey, vars: Record<string, string | number> = {}): string {
+  return t(`view.${key}` as Key, vars);
 }

@@ -91,7 +91,7 @@ export class GraphView {
     this.closeAll.textContent = gt("tools.close");
     const open = (this.legend as HTMLDetailsElement).open;
     clear(this.legend);
-    this.legend.append(h("summary", {}, gt("glegend.title")), ...["boxes", "groups", "modules"].map((k) => h("p", {}, gt(`glegend.${k}`))));
+    this.legend.append(h("summary", {}, gt("glegend.title")), ...(["boxes", "groups", "modules"] as const).map((k) => h("p", {}, gt(`glegend.${k}`))));
     (this.legend as HTMLDetailsElement).open = open;
     const d = this.data;
     this.totals.textContent = d

@@ -221,7 +221,7 @@ export class TraceView {
   }
 
   private renderLegend(): void {
-    const swatch = (cls: string, key: string) =>
+    const swatch = (cls: string, key: Parameters<typeof gt>[0]) =>
       h("span", { class: "legend-entry" }, h("span", { class: `legend-swatch ${cls}`, "aria-hidden": "true" }), gt(key));
     this.legend.replaceChildren(
       swatch("current", "legend.current"),

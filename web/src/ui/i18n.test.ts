@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { gt } from "../graph/strings";
 import { bind, currentLang, setLang, t, type Key } from "./i18n";
 
 describe("UI text", () => {
@@ -38,5 +39,14 @@ describe("UI text", () => {
     // @ts-expect-error "action.rnu" is not a key; tsc (npm run typecheck) fails if it ever is.
     const wrong: Key = "action.rnu";
     expect(t(wrong)).toBe("action.rnu");
+  });
+
+  it("gives the graph views their words from the same tables, in both languages", () => {
+    setLang("en");
+    expect(gt("laying", { items: 3 })).toBe("Laying out 3 boxes…");
+    expect(gt("laying", { items: 3 })).toBe(t("view.laying", { items: 3 }));
+    setLang("zh");
+    expect(gt("laying", { items: 3 })).toBe("正在布局 3 个方框…");
+    setLang("en");
   });
 });
