@@ -193,8 +193,9 @@ class ForwardRecording:
         limit = MAX_VALUES if max_values is None else max_values
         return build(tensors, roots, self._names, limit, recorded=self._nodes.get).data
 
-    def to_dict(self) -> dict:
-        """The forward document (SCHEMA.md, ``kind: "forward"``)."""
+    def to_dict(self, with_graph=True) -> dict:
+        """The forward document (SCHEMA.md, ``kind: "forward"``); ``with_graph=False`` leaves
+        out the graph (``null``) for a caller that has one already (a trace's)."""
         from .walk import SCHEMA_VERSION
 
         return {
@@ -207,7 +208,7 @@ class ForwardRecording:
             "stopped_at": self.stopped_at,
             "max_steps": self.max_steps,
             "held_bytes": self.held_bytes,
-            "graph": self.graph(),
+            "graph": self.graph() if with_graph else None,
         }
 
     def __repr__(self):

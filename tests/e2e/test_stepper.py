@@ -198,3 +198,22 @@ def test_share_link_lands_on_a_forward_step(app: Page, base_url):
         re.compile(r"^Forward step 4 of 7 · line 5$"), timeout=120_000)
     expect(fresh.locator(".cm-line-note-step")).to_have_attribute("data-line", "5")
     fresh.close()
+
+
+def test_stepper_and_error_notes_have_no_serious_accessibility_violations(app: Page):
+    from .test_a11y import axe_violations
+
+    set_code(app, DIAMOND)
+    record_run(app)
+    for _ in range(2):
+        app.get_by_role("button", name="Next step").click()
+    problems = axe_violations(app, "forward step 3")
+    app.get_by_role("button", name="Last step").click()
+    problems += axe_violations(app, "backward step 5")
+    app.get_by_role("button", name="Dark theme").click()
+    problems += axe_violations(app, "backward step 5, dark")
+    set_code(app, INPLACE)
+    run(app)
+    wait_idle(app)
+    problems += axe_violations(app, "in-place error notes, dark")
+    assert not problems, "\n".join(problems)

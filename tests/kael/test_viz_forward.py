@@ -123,3 +123,11 @@ def test_text_lists_one_line_per_step():
     assert text.splitlines()[2].split()[:3] == ["3", "line", "3"]
     assert text.endswith("(cut after 3 steps, at line 4)")
 
+
+
+def test_to_dict_can_leave_the_graph_out():
+    namespace = {"__name__": "__main__"}
+    with viz.forward("main.py") as rec:
+        exec(compile(DIAMOND, "main.py", "exec"), namespace)
+    assert rec.to_dict(with_graph=False)["graph"] is None
+    assert rec.to_dict()["graph"]["totals"]["nodes"] == 5

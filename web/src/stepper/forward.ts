@@ -141,7 +141,7 @@ export class ForwardPhase {
       h("tbody", {}, rows),
     );
     const more = step.more_locals ? [h("p", { class: "muted" }, sw("fwd.more", { n: step.more_locals }))] : [];
-    return h("div", { class: "fwd-locals-wrap" }, table, ...more);
+    return h("div", { class: "fwd-locals-wrap", tabindex: "0", role: "region", "aria-label": sw("fwd.locals") }, table, ...more);
   }
 
   /** The step table's rows: step, line, code, what it recorded, saved bytes held. */

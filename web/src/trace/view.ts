@@ -61,6 +61,7 @@ export class TraceView {
   private forward: ForwardPhase | null = null; // the forward recording's steps, before the frames
   private forwardDoc: { doc: ForwardData; source: string[] } | null = null;
   private readonly fwdTable: HTMLTableElement;
+  private readonly tableWrap: HTMLElement;
   private readonly notice: HTMLElement;
   private index = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -108,8 +109,10 @@ export class TraceView {
       this.passPicker,
     );
     this.table = h("table", { class: "trace-table" });
+    this.tableWrap = h("div", { class: "trace-table-wrap", tabindex: "0", role: "region" });
     this.fwdTable = h("table", { class: "trace-table forward-table", hidden: true });
     this.notice = h("p", { class: "fwd-notice", role: "note", "data-testid": "fwd-notice", hidden: true });
+    this.tableWrap.append(this.fwdTable, this.table); // focusable: the keyboard scrolls a long list
     this.state = h("div", { class: "trace-state" });
     this.element = h(
       "div",
@@ -123,7 +126,8 @@ export class TraceView {
         this.notice,
         this.legend,
         h("div", { class: "trace-body" }, this.drawing.element, this.state),
-        h("div", { class: "trace-table-wrap" }, this.fwdTable, this.table),
+        // Focusable: the keyboard scrolls a step list longer than its box (axe: scrollable-region-focusable).
+        this.tableWrap,
       ),
     );
     this.element.addEventListener("keydown", (e) => {
@@ -180,6 +184,7 @@ export class TraceView {
 
   refreshText(): void {
     this.recordTexts();
+    this.tableWrap.setAttribute("aria-label", sw("fwd.steps"));
     this.placeholder.replaceChildren(...withInlineCode(t("trace.empty")));
     this.renderLegend();
     this.playButton.setAttribute("aria-label", this.timer ? t("trace.pause") : t("trace.play"));

@@ -247,8 +247,11 @@ class _Recording:
     def __exit__(self, exc_type, exc, tb):
         self.forward.__exit__(exc_type, exc, tb)
         self.trace.__exit__(exc_type, exc, tb)
-        document = self.forward.to_dict()
-        document["trace"] = self.trace.to_dict() if self.trace.passes else None
+        # With a backward pass, the stepper draws the trace's graph: the forward's own would be a
+        # second copy (deep_chain: 30 MB of JSON with both, tests/bench/forward_recording.py).
+        traced = bool(self.trace.passes)
+        document = self.forward.to_dict(with_graph=not traced)
+        document["trace"] = self.trace.to_dict() if traced else None
         document["stopped"] = exc_type is KeyboardInterrupt
         document["source"] = self.source  # the lines as run (the editor may change meanwhile)
         _emit(KIND["forward"], {"data": document})
