@@ -33,6 +33,9 @@ TARGETS = {
     "Expand.backward": "kael.ops.shape:Expand.backward",
     "Amax.backward": "kael.ops.reduction:Amax.backward",
     "Max.backward": "kael.ops.reduction:Max.backward",
+    # a composite op whose backward an exercise asks for (called directly, its static backward
+    # would hand in kael's formula: red-team finding 5)
+    "NativeLayerNorm.backward": "kael.ops.layer_norm:NativeLayerNorm.backward",
     # activation checkpointing
     "checkpoint": "kael.utils.checkpoint:checkpoint",
     "Checkpoint.forward": "kael.utils.checkpoint:Checkpoint.forward",

@@ -53,6 +53,8 @@ def mentions_refusal(text):
 
 def enforce(rules):
     """Apply ``rules`` (the ``"rules"`` of the exercise's config) to this process."""
+    if any(rules.get(k) for k in ("switch_off", "no_nested_backward", "no_recursion")):
+        forbid_exec()
     events, files = set(), set()
     if rules.get("switch_off"):
         files = switch_off(rules["switch_off"], rules.get("keep", ()))
@@ -63,9 +65,58 @@ def enforce(rules):
         files |= _module_files(sys.modules["kael.autograd.engine"])
     if rules.get("no_recursion"):
         _disable_recursion_limit()
-        events |= _CTYPES | _OBJECT_WALKS
+        events |= _CTYPES | _OBJECT_WALKS | _PROCESSES
     if events or files:
         sys.addaudithook(_audit_hook(frozenset(events), frozenset(files)))
+
+
+# execve and execveat by architecture (the outer filter kills every other architecture's calls).
+_EXEC_CALLS = {"x86_64": (0xC000003E, (59, 322)), "aarch64": (0xC00000B7, (221, 281))}
+_X32_BIT = 0x40000000  # x86_64's x32 numbering: nothing CPython needs
+_SECCOMP_ERRNO_EPERM, _SECCOMP_ALLOW = 0x00050001, 0x7FFF0000
+
+
+def forbid_exec():
+    """A seccomp filter on this process and all it may become: ``execve`` and ``execveat`` fail
+    with EPERM. The sandbox's own filter cannot refuse them (bwrap and setpriv exec the
+    interpreter after installing it); this one is installed by the child itself, before the
+    submission exists, and a filter can never be removed. Without it a submission could exec a
+    fresh interpreter that never applied the rules (red-team finding 4: a recursive walk got
+    Accepted through ``os.execve``). Linux only; elsewhere (the browser) nothing is enforced."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import platform
+
+    arch, calls = _EXEC_CALLS.get(platform.machine(), (None, ()))
+    if arch is None:
+        raise RuntimeError(f"cannot refuse exec on {platform.machine()}: unknown architecture")
+    program = _exec_filter(arch, calls, x32=platform.machine() == "x86_64")
+
+    class SockFilter(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
+                    ("k", ctypes.c_uint)]
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
+
+    array = (SockFilter * len(program))(*[SockFilter(*ins) for ins in program])
+    prog = SockFprog(len(program), array)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+    if libc.prctl(38, 1, None, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(prog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "cannot install the filter that refuses exec")
+
+
+def _exec_filter(arch, calls, x32):
+    """The classic BPF program: on ``arch``, the calls in ``calls`` (and x32's numbering) get
+    EPERM; everything else is allowed (the sandbox's own filter decides it)."""
+    ld_arch, ld_nr = (0x20, 0, 0, 4), (0x20, 0, 0, 0)  # BPF_LD|BPF_W|BPF_ABS: seccomp_data fields
+    checks = ([(0x35, 0, 0, _X32_BIT)] if x32 else []) + [(0x15, 0, 0, nr) for nr in calls]
+    n = len(checks)
+    body = [(code, n - i, 0, k) for i, (code, _, _, k) in enumerate(checks)]  # true: to EPERM
+    return ([ld_arch, (0x15, 0, n + 1, arch), ld_nr] + body
+            + [(0x06, 0, 0, _SECCOMP_ALLOW), (0x06, 0, 0, _SECCOMP_ERRNO_EPERM)])
 
 
 def refuse_nested_backward():

@@ -171,3 +171,36 @@ def test_every_rule_id_in_the_exercises_names_a_function_kael_has():
         assert isinstance(rules._resolve(module, qualname), types.FunctionType), rule_id
     with pytest.raises(KeyError, match="unknown switchable id"):
         rules.resolve_ids(["kael.ops._util:sum_to"])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp is Linux's")
+def test_the_childs_own_filter_refuses_exec_whatever_the_audit_hooks_say():
+    """rules.forbid_exec, alone (no audit hook): execve fails with EPERM, the process goes on,
+    and so does its Python (red-team finding 4 exec'd a fresh interpreter that never applied
+    the rules)."""
+    code = textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {str(EXERCISES / "harness")!r})
+        import rules
+        rules.forbid_exec()
+        for call in (lambda: os.execv("/bin/true", ["/bin/true"]),
+                     lambda: os.execve(sys.executable, [sys.executable, "-c", "1"], {{}})):
+            try:
+                call()
+            except PermissionError as exc:
+                print("refused", exc.errno)
+        print("still here", sum(range(10)))
+        """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split("\n")[:3] == ["refused 1", "refused 1", "still here 45"], out.stderr
+
+
+def test_the_exec_filter_jumps_land_on_allow_and_eperm():
+    """The BPF program: the wrong architecture allows (the sandbox's own filter kills those
+    calls), each listed call and x32's numbering reach EPERM, anything else allows."""
+    program = rules._exec_filter(0xC000003E, (59, 322), x32=True)
+    allow, eperm = len(program) - 2, len(program) - 1
+    assert program[allow][3] == rules._SECCOMP_ALLOW and program[eperm][3] == rules._SECCOMP_ERRNO_EPERM
+    assert 1 + 1 + program[1][2] == allow  # arch mismatch
+    for i in range(3, allow):
+        assert i + 1 + program[i][1] == eperm and program[i][2] == 0

@@ -110,19 +110,81 @@ _THREAD = textwrap.dedent('''
         return SiluMul.apply(gate, up)
     ''')
 
+# A fresh interpreter exec'd over the child, on the child's own frame pipe, with the recursion
+# limit raised before the harness runs again (red-team finding 4: a recursive deep-chain walk was
+# Accepted). The audit hook refuses os.exec; under it, the child's own seccomp filter refuses
+# execve (rules.forbid_exec).
+_EXEC = textwrap.dedent('''
+    import os, sys
+    _f = sys._getframe()
+    while _f is not None and "channel" not in _f.f_locals:
+        _f = _f.f_back
+    _nonce = _f.f_locals["channel"].prefix.decode().split(":", 1)[1].strip()
+    os.dup2(_f.f_locals["channel"].fd, 1)
+    _boot = ("import sys, io, importlib.util\\n"
+             "sys.setrecursionlimit(200000)\\n"
+             "spec = importlib.util.spec_from_file_location('k', '/task/child.py')\\n"
+             "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\\n"
+             "sys.stdin = io.StringIO(sys.argv[1] + '\\\\n')\\n"
+             "m.main(['--sys-path', '/opt/kael', 'job.json'])\\n")
+    os.execve(sys.executable, [sys.executable, "-I", "-S", "-c", _boot, _nonce], dict(os.environ))
+
+    def count_nodes(fn, seen=None):
+        seen = set() if seen is None else seen
+        if fn is not None and fn not in seen:
+            seen.add(fn)
+            for nxt, _ in fn.next_functions:
+                count_nodes(nxt, seen)
+        return len(seen)
+
+    def depth(fn):
+        kids = [k for k, _ in fn.next_functions if k is not None]
+        return 1 + max((depth(k) for k in kids), default=0)
+    ''')
+
+# kael's own fused op, its static forward and backward called from the learner's Function: no
+# node applied, no nested pass (red-team finding 5, Accepted 16/16 before it was switched off).
+_NATIVE_LAYER_NORM = textwrap.dedent('''
+import types
+import kael
+from kael.ops.layer_norm import NativeLayerNorm as _K
+
+
+class LayerNorm(kael.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias, eps):
+        ctx.bshape = tuple(bias.shape)
+        return _K.forward(ctx, x, weight, bias, dims=(x.ndim - 1,), eps=eps)
+
+    @staticmethod
+    def backward(ctx, g):
+        p = types.SimpleNamespace(saved_tensors=ctx.saved_tensors, dims=ctx.dims,
+                                  needs_input_grad=(True, True, True),
+                                  inputs=(None, None, types.SimpleNamespace(shape=ctx.bshape)))
+        dx, dw, db = _K.backward(p, g)
+        return dx, dw, db, None
+
+
+def layer_norm(x, weight, bias, eps=1e-5):
+    return LayerNorm.apply(x, weight, bias, eps)
+''')
+
 
 @pytest.mark.parametrize("exercise, name, cheat", [
     ("sum-to", "dir_fd", _DIR_FD),
     ("sum-to", "fork_exec", _FORK_EXEC),
     ("sum-to", "fork", _FORK),
     ("silu-mul", "thread with the depth reset", _THREAD),
+    ("deep-chain", "exec a fresh interpreter", _EXEC),
+    ("layernorm-backward", "kael's NativeLayerNorm called directly", _NATIVE_LAYER_NORM),
 ])
 def test_a_known_bypass_of_the_rules_is_not_accepted_in_the_sandbox(runner, exercise, name, cheat):
     e = catalog.find(exercise)
-    report = _graded(runner, e, e.reference_source() + "\n" + cheat)
+    report = _graded(runner, e, (e.reference_source() + "\n" if name != "exec a fresh interpreter" else "") + cheat)
     assert report["verdict"] == "Runtime Error", (name, report["verdict"], report["message"])
     text = report["message"] + "".join(t["message"] for t in report["tests"]) + report["output"]
-    assert "switched off" in text or "Operation not permitted" in text or "can't start new thread" in text, text[-2000:]
+    assert any(word in text for word in ("switched off", "Operation not permitted", "can't start new thread",
+                                         "not allowed in this exercise")), text[-2000:]
 
 
 def test_the_rules_exercises_still_accept_their_reference_in_the_sandbox(runner):
