@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from sqlalchemy import DateTime, case, func, select, type_coerce
 from sqlalchemy.orm import Session
 
+from harness.vocabulary import ACCEPTED, MEMORY_LIMIT, RUNTIME_ERROR, TIME_LIMIT, WRONG_ANSWER
 from server.classroom.store import enrollments, utc
 from server.grading.report import valid_unicode
 from server.models import Classroom, Enrollment, Submission
 
-ACCEPTED = "Accepted"
+
 # Verdicts whose public outcomes the known-mistake matcher reads; a Syntax Error ran nothing.
-MATCHED_VERDICTS = ("Wrong Answer", "Runtime Error", "Time Limit Exceeded", "Memory Limit Exceeded")
+MATCHED_VERDICTS = (WRONG_ANSWER, RUNTIME_ERROR, TIME_LIMIT, MEMORY_LIMIT)
 DEFAULT_STUCK_ATTEMPTS = 5
 
 

@@ -121,6 +121,8 @@ def test_a_teacher_sees_what_three_learners_got_wrong(browser, browser_context_a
     drill = teacher.locator(".class-drill")
     expect(drill).to_contain_text("Submissions of Ben")
     expect(drill.locator(".class-submission")).to_have_count(1)
+    drill.locator(".class-submission summary").click()  # its code arrives when it is opened
+    expect(drill.locator("pre.code")).to_contain_text("def sum_to")
 
     teacher.set_viewport_size({"width": 390, "height": 844})
     teacher.goto(base_url + "/teacher.html")  # the class list, then the class, on a phone

@@ -61,8 +61,13 @@ export interface LearnerSubmission {
   late: boolean;
   created_at: string;
   finished_at: string | null;
+  message: string | null;
+  mistakes: { mutant: string; message: { en?: string; zh?: string } }[];
+}
+
+export interface LearnerSubmissionFull extends LearnerSubmission {
   code: string;
-  report: { message?: string; mistakes?: MistakeCount[] } | null;
+  report: { message?: string } | null;
 }
 
 export interface JoinedClass {
@@ -124,10 +129,15 @@ export class TeacherApi {
                                   body: JSON.stringify({ ...body, lessons: [] }) });
   }
 
-  learner(classId: string, learnerId: string, exerciseId?: string) {
-    const query = exerciseId ? `?exercise_id=${encodeURIComponent(exerciseId)}` : "";
-    return this.call<{ display_name: string; data: LearnerSubmission[] }>(
-      `classes/${encodeURIComponent(classId)}/learners/${encodeURIComponent(learnerId)}/submissions${query}`);
+  /** A page of a learner's class work, newest first (codes and reports come one at a time). */
+  learner(classId: string, learnerId: string, offset = 0) {
+    return this.call<{ display_name: string; data: LearnerSubmission[]; count: number }>(
+      `classes/${encodeURIComponent(classId)}/learners/${encodeURIComponent(learnerId)}/submissions?limit=20&offset=${offset}`);
+  }
+
+  submission(classId: string, learnerId: string, id: string) {
+    return this.call<LearnerSubmissionFull>(
+      `classes/${encodeURIComponent(classId)}/learners/${encodeURIComponent(learnerId)}/submissions/${encodeURIComponent(id)}`);
   }
 
   /** An export as a Blob (the credential is a header, so a plain link cannot fetch it). */

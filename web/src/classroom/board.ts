@@ -5,7 +5,7 @@
 import { clear, h } from "../ui/dom";
 import { bind, currentLang, onLang, t } from "../ui/i18n";
 import { inline } from "../exercises/feedback";
-import type { Dashboard, ExerciseMistakes, LearnerRow, TeacherApi } from "./api";
+import type { Dashboard, ExerciseMistakes, LearnerRow, LearnerSubmission, TeacherApi } from "./api";
 import { verdictClass, when } from "./chrome";
 import { cellRank, type GridView, visibleRows } from "./grid";
 
@@ -153,24 +153,44 @@ export class ClassBoard {
   private async openLearner(row: LearnerRow): Promise<void> {
     clear(this.drill);
     this.drill.append(h("h3", {}, t("class.submissionsOf", { name: row.display_name })));
-    const result = await this.api.learner(this.classId, row.id);
+    await this.learnerPage(row, 0);
+    this.drill.scrollIntoView({ block: "nearest" });
+  }
+
+  /** One page of the learner's submissions, then a button for the next (older) one. */
+  private async learnerPage(row: LearnerRow, offset: number): Promise<void> {
+    const result = await this.api.learner(this.classId, row.id, offset);
     if (!result.ok) {
       this.drill.append(h("p", {}, t("class.error", { message: result.message })));
       return;
     }
-    if (!result.value.data.length) this.drill.append(h("p", {}, t("class.noSubmissions")));
-    for (const sub of result.value.data) {
-      const mistakes = sub.report?.mistakes ?? [];
-      this.drill.append(h("details", { class: "class-submission" },
-        h("summary", {}, h("span", { class: `cell-verdict ${verdictClass(sub.verdict)}` },
-          sub.verdict ? t(`verdict.${sub.verdict}`) : t("class.pending")), " · ", sub.exercise_id, " · ",
-          when(sub.created_at), sub.late ? h("span", { class: "mark late" }, t("class.lateOne")) : null),
-        sub.report?.message ? h("p", {}, sub.report.message) : null,
-        mistakes.map((m) => h("p", { class: "mistake" }, h("strong", {}, m.mutant), ": ",
-          inline(m.message[currentLang()] ?? m.message.en ?? ""))),
-        h("pre", { class: "code" }, sub.code)));
+    if (!result.value.count) this.drill.append(h("p", {}, t("class.noSubmissions")));
+    for (const sub of result.value.data) this.drill.append(this.submissionItem(row, sub));
+    const shown = offset + result.value.data.length;
+    if (shown < result.value.count) {
+      const more = h("button", { type: "button", onclick: () => { more.remove(); void this.learnerPage(row, shown); } },
+        t("class.older", { n: result.value.count - shown }));
+      this.drill.append(more);
     }
-    this.drill.scrollIntoView({ block: "nearest" });
+  }
+
+  private submissionItem(row: LearnerRow, sub: LearnerSubmission): HTMLElement {
+    const body = h("div", { class: "class-submission-body" });
+    const item = h("details", { class: "class-submission", "data-submission": sub.id },
+      h("summary", {}, h("span", { class: `cell-verdict ${verdictClass(sub.verdict)}` },
+        sub.verdict ? t(`verdict.${sub.verdict}`) : t("class.pending")), " · ", sub.exercise_id, " · ",
+        when(sub.created_at), sub.late ? h("span", { class: "mark late" }, t("class.lateOne")) : null),
+      sub.message ? h("p", {}, sub.message) : null,
+      sub.mistakes.map((m) => h("p", { class: "mistake" }, h("strong", {}, m.mutant), ": ",
+        inline(m.message[currentLang()] ?? m.message.en ?? ""))),
+      body);
+    item.addEventListener("toggle", async () => {
+      if (!item.open || body.childElementCount) return;
+      const full = await this.api.submission(this.classId, row.id, sub.id);
+      body.append(full.ok ? h("pre", { class: "code" }, full.value.code)
+                          : h("p", {}, t("class.error", { message: full.message })));
+    });
+    return item;
   }
 }
 
