@@ -35,7 +35,9 @@ def test_task_directory_holds_no_reference_and_no_expected_values():
     learner_runs = [c for c in runner.calls if "the learner's copy" in c["files"].get(EXERCISE.solution_file, "")]
     assert len(learner_runs) == 1
     call = learner_runs[0]
-    assert set(call["files"]) == {"child.py", "job.json", EXERCISE.solution_file, "public_test.py", "hidden_test.py"}
+    # judge_domain.py: the hidden tests' case generators (harness/domain.py), no reference, no answer
+    assert set(call["files"]) == {"child.py", "job.json", EXERCISE.solution_file, "public_test.py", "hidden_test.py",
+                                  "judge_domain.py"}
     assert all(CORRECT not in text for text in call["files"].values())
     assert all(".expected" not in text or name == "public_test.py" for name, text in call["files"].items())
     assert call["argv"] == ["child.py", "job.json"]
