@@ -51,7 +51,7 @@ def test_a_caught_exception_keeps_its_message():
 def test_without_reveal_hidden_the_mistake_comes_from_public_outcomes_only():
     e = catalog.find("layernorm-backward")
     # fails one hidden test only: nothing public to go on, so no message
-    report = grade(e, e.mutants()["one_pass_variance"], reveal_hidden=False, trace=False)
+    report = grade(e, e.mutants()["eps_ignored"], reveal_hidden=False, trace=False)
     assert report["verdict"] == "Wrong Answer" and report["mistakes"] == []
     # fails public tests too: the public outcomes name it
     report = grade(e, e.mutants()["stats_as_constants"], reveal_hidden=False, trace=False)
