@@ -1029,6 +1029,8 @@ y.sum().backward()
 
 @pytest.mark.parametrize("code, expected", [c[1:] for c in ISSUE23], ids=[c[0] for c in ISSUE23])
 def test_issue23_learner_code_as_pytorch(code, expected):
+    if ".numpy()" in code:  # numpy() gives numpy where numpy is importable (not in the Pyodide lane)
+        pytest.importorskip("numpy")
     if isinstance(expected, type) and issubclass(expected, BaseException):
         with pytest.raises(expected):
             _run(code, kael)
