@@ -348,7 +348,7 @@ def test_inplace_example_names_w_and_says_why_its_saved_tensor_is_stale(app: Pag
     app.get_by_role("tab", name="Graph").click()
     canvas = graph_canvas(app)
     expect(canvas).to_have_attribute("data-state", "drawn")
-    expect(canvas.locator(".item.const")).to_have_attribute("aria-label", re.compile(r"^w, \[3\]"))
+    expect(canvas.locator(".item.const")).to_have_attribute("aria-label", re.compile(r"^constant, w \[3\]"))  # constants are named one way (issue 24)
     canvas.get_by_role("button", name=re.compile(r"^MulBackward")).click()
     expect(app.locator(".graph-details")).to_contain_text(
         "modified in place after it was saved: version 1, saved at version 0")
