@@ -109,6 +109,9 @@ def test_a_teacher_sees_what_three_learners_got_wrong(browser, browser_context_a
     expect(mistakes.locator('li[data-mutant="unknown"] .count')).to_have_text("1 learner")
     expect(mistakes.locator(".total")).to_contain_text("2 learners")
     teacher.screenshot(path=screenshots / "class-teacher-1440.png", full_page=True)
+    teacher.set_viewport_size({"width": 1180, "height": 820})  # a landscape tablet
+    teacher.screenshot(path=screenshots / "class-teacher-1180.png", full_page=True)
+    teacher.set_viewport_size({"width": 1440, "height": 900})
 
     with teacher.expect_download() as download:
         teacher.get_by_role("button", name="Download the grid (CSV)").click()
