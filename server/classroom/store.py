@@ -97,18 +97,24 @@ def enrollments(session: Session, klass: Classroom) -> list[Enrollment]:
 
 # ---------------------------------------------------------------------------------- learners
 
-def join(session: Session, client_key: str, typed_code: str,
-         display_name: str) -> tuple[Classroom, Enrollment] | None:
-    """Link the client to the class the code names (again: the display name is updated); None
-    when no class has that code."""
+def _enrollment(session: Session, klass: Classroom, client_key: str) -> Enrollment | None:
+    return session.scalars(select(Enrollment).where(
+        Enrollment.class_id == klass.id, Enrollment.client_hash == client_key)).first()
+
+
+def join(session: Session, client_key: str, typed_code: str, display_name: str,
+         max_learners: int | None = None):
+    """Link the client to the class the code names (again: the display name is updated).
+    None when no class has that code; "full" when it already holds ``max_learners`` others."""
     code = normal_code(typed_code)
     klass = None if code is None else session.scalars(
         select(Classroom).where(Classroom.join_code == code)).first()
     if klass is None:
         return None
-    enrollment = session.scalars(select(Enrollment).where(
-        Enrollment.class_id == klass.id, Enrollment.client_hash == client_key)).first()
+    enrollment = _enrollment(session, klass, client_key)
     if enrollment is None:
+        if max_learners is not None and learner_counts(session, [klass.id]).get(klass.id, 0) >= max_learners:
+            return "full"
         enrollment = Enrollment(id=new_id(), class_id=klass.id, client_hash=client_key,
                                 display_name=display_name, joined_at=utcnow())
         session.add(enrollment)
@@ -118,24 +124,8 @@ def join(session: Session, client_key: str, typed_code: str,
         session.commit()
     except IntegrityError:  # the same client joining twice at once: the other request won
         session.rollback()
-        enrollment = session.scalars(select(Enrollment).where(
-            Enrollment.class_id == klass.id, Enrollment.client_hash == client_key)).one()
+        enrollment = _enrollment(session, klass, client_key)
     return klass, enrollment
-
-
-def join_checked(session: Session, client_key: str, typed_code: str, display_name: str,
-                 max_learners: int):
-    """``join``, or "full" when the class already holds ``max_learners`` others."""
-    code = normal_code(typed_code)
-    klass = None if code is None else session.scalars(
-        select(Classroom).where(Classroom.join_code == code)).first()
-    if klass is None:
-        return None
-    already = session.scalar(select(func.count()).select_from(Enrollment).where(
-        Enrollment.class_id == klass.id, Enrollment.client_hash == client_key))
-    if not already and learner_counts(session, [klass.id]).get(klass.id, 0) >= max_learners:
-        return "full"
-    return join(session, client_key, typed_code, display_name)
 
 
 def joined_classes(session: Session, client_key: str) -> list[tuple[Classroom, Enrollment]]:
