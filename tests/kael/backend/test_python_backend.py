@@ -214,6 +214,16 @@ def test_view_matches_numpy_including_none(make, shape):
         assert P.same_memory(vp, p)
 
 
+def test_view_of_an_empty_strided_array_needs_no_copy():
+    # found by torchdiff seed 115594593183: x[..., 0:0].T.reshape(3, 0, 2) raised IndexError
+    p, n = grid((2, 3, 1), dt.float64)
+    cut = (Ellipsis, slice(None), slice(0, 0))
+    vp = P.view(P.permute(P.getitem(p, cut), (2, 1, 0)), (3, 0, 2))
+    vn = N.view(N.permute(N.getitem(n, cut), (2, 1, 0)), (3, 0, 2))
+    assert vp is not None and vn is not None
+    assert vp.shape == tuple(vn.shape) == (3, 0, 2)
+
+
 def test_view_with_wrong_size_raises():
     with pytest.raises(ValueError, match=r"shape \[4\] is invalid for input of size 6"):
         P.view(P.full((2, 3), 0, dt.float32), (4,))
