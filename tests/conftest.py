@@ -10,6 +10,23 @@ from pathlib import Path
 import pytest
 from chromium import CHROMIUM, CHROMIUM_ARGS
 
+def _repeatable_hypothesis() -> None:
+    """Property tests draw the same examples on every run (a green run must be green every
+    time); ``KAEL_HYPOTHESIS=explore`` draws new ones, to look for bugs on purpose."""
+    import os
+
+    try:
+        from hypothesis import settings
+    except ImportError:
+        return
+    settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
+    settings.register_profile("explore", database=None, deadline=None)
+    settings.load_profile("explore" if os.environ.get("KAEL_HYPOTHESIS") == "explore" else "repeatable")
+
+
+_repeatable_hypothesis()
+
+
 def pytest_report_header(config):
     return f"chromium: {CHROMIUM} ({'present' if Path(CHROMIUM).exists() else 'missing'})"
 
