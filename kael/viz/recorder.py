@@ -30,8 +30,13 @@ class Trace:
     data; ``tr.table()``: the steps as ADR 0005's worked-example table.
     """
 
-    def __init__(self, params=None, max_values=MAX_VALUES, caller=None):
+    def __init__(self, params=None, max_values=MAX_VALUES, caller=None, max_passes=None, max_nodes=None):
         self.params = params
+        self.max_passes = max_passes  # passes traced; later ones run untraced (``untraced``)
+        self.max_nodes = max_nodes  # a pass whose graph has more nodes runs untraced
+        self.untraced = 0  # passes that ran past the caps, not traced
+        self.largest_untraced = 0  # nodes of the largest pass left untraced for its size
+        self._skipping = False  # the pass running now is not traced
         self._caller = caller  # the frame whose variables name tensors, until the block ends
         self._built = None  # the pass graph's listed tensors, to refresh their grads at its end
         self.max_values = max_values
@@ -87,7 +92,24 @@ class Trace:
     def _data(self, t):
         return None if t is None else tensor_data(t, self.max_values)
 
+    def _over_caps(self, root_nodes, deps) -> bool:
+        """This pass is past ``max_passes``, or its graph has more than ``max_nodes`` nodes (the
+        engine's dependency counts name every node it reaches, so this costs no walk)."""
+        if self.max_passes is not None and len(self.passes) >= self.max_passes:
+            return True
+        if self.max_nodes is None:
+            return False
+        size = len(deps) + sum(1 for n in set(root_nodes) if n is not None and n not in deps)
+        if size > self.max_nodes:
+            self.largest_untraced = max(self.largest_untraced, size)
+            return True
+        return False
+
     def on_start(self, root_nodes, seeds, deps, roots, ready):
+        if self._over_caps(root_nodes, deps):
+            self._skipping = True
+            self.untraced += 1
+            return
         params = merge_names(self.params, caller_names(self._caller))
         built = build(list(roots), list(root_nodes), params, self.max_values)
         graph, ids = built.data, built.ids
@@ -124,6 +146,8 @@ class Trace:
         }
 
     def on_node(self, node, grad):
+        if self._skipping:
+            return
         self._buffered.discard(node)
         if isinstance(node, AccumulateGrad):
             self._saved_names = []
@@ -132,6 +156,8 @@ class Trace:
         self._begin("step", node, grad)
 
     def on_skip(self, node):
+        if self._skipping:
+            return
         had_buffer = node in self._buffered
         self._buffered.discard(node)
         self._saved_names = []
@@ -139,19 +165,27 @@ class Trace:
         self._event["reason"] = "not needed" if had_buffer else "no gradient"
 
     def on_hooks(self, node, kind, n, result):
+        if self._skipping:
+            return
         grads = [result] if kind == "pre" else list(result)
         self._event["hooks"].append({"kind": kind, "count": n, "grads": [self._data(g) for g in grads]})
 
     def on_capture(self, node, input_indices, grad):
+        if self._skipping:
+            return
         self._event["captured"] = {"inputs": list(input_indices), "grad": self._data(grad)}
 
     def on_accumulate(self, node, grad):
+        if self._skipping:
+            return
         meta = node.variable._meta
         if meta is not None and meta.hooks:
             self._event["hooks"].append({"kind": "tensor", "count": len(meta.hooks), "grads": []})
         self._event["accumulated"] = self._data(grad)
 
     def on_send(self, node, input_nr, target, grad, buffer_after, count_before, count_after, became_ready):
+        if self._skipping:
+            return
         added = grad is not None and target in self._buffered
         if grad is not None:
             self._buffered.add(target)
@@ -167,6 +201,8 @@ class Trace:
         })
 
     def on_step_end(self, node, ready_stack, released):
+        if self._skipping:
+            return
         event = self._event
         event["ready"] = [self._ids[n] for n in ready_stack]
         if released and event["kind"] == "step" and not isinstance(node, AccumulateGrad):
@@ -176,6 +212,8 @@ class Trace:
         self._event = None
 
     def on_error(self, node, exc):
+        if self._skipping:
+            return
         node_id = self._ids.get(node) if node is not None else None
         event = self._event
         error = _error_data(exc, node_id)
@@ -196,6 +234,9 @@ class Trace:
             self.error = error
 
     def on_end(self):
+        if self._skipping:
+            self._skipping = False
+            return
         self.passes[-1]["completed"] = self.passes[-1]["error"] is None
         # The graph stays as it was when the pass started (a view replaying step 0 must not show
         # a gradient the pass has yet to make); what the tensors hold now goes beside it.
@@ -207,11 +248,15 @@ class Trace:
         self._saved_names = ()
 
 
-def trace(params=None, max_values=MAX_VALUES, *, caller=None) -> Trace:
+def trace(params=None, max_values=MAX_VALUES, *, caller=None, max_passes=None, max_nodes=None) -> Trace:
     """``with kael.viz.trace(params=dict(x=x)) as tr: loss.backward()`` records the engine's steps.
 
     ``params`` names tensors as in ``kael.viz.graph``; tensors it does not name are named, where
     unambiguous, by the variables of the caller (``caller``, by default the frame calling
     ``trace``) as they are when each pass starts. Node ids match ``graph()`` of the same roots.
+    ``max_passes`` and ``max_nodes`` bound what is kept: passes past the first ``max_passes``,
+    and passes whose graph has more than ``max_nodes`` nodes, run untraced (``tr.untraced``
+    counts them, ``tr.largest_untraced`` is the largest such graph's size).
     """
-    return Trace(params, max_values, caller if caller is not None else caller_frame())
+    frame = caller if caller is not None else caller_frame()
+    return Trace(params, max_values, frame, max_passes=max_passes, max_nodes=max_nodes)

@@ -246,7 +246,8 @@ def forward_text(data) -> str:
         names = ", ".join(f"{v['name']} {_fmt_shape(v['shape'])}" for v in step["locals"])
         lines.append(f"{step['step']:>4}  line {step['line']:<4} new: {nodes}; held {step['held_bytes']} bytes; {names}")
     if data["truncated"]:
-        lines.append(f"(cut after {data['max_steps']} steps, at line {data['stopped_at']})")
+        cap = f"{data['max_nodes']} nodes" if data.get("cut_by") == "nodes" else f"{data['max_steps']} steps"
+        lines.append(f"(cut after {cap}, at line {data['stopped_at']})")
     return "\n".join(lines)
 
 

@@ -42,7 +42,8 @@ def test_diamond_steps_name_each_lines_new_nodes_and_saved_bytes():
     assert steps[6]["nodes"] == []
     # x * 2 saves the constant 2 (a 0-d float64: 8 bytes) to compute x's gradient.
     assert [(s["name"], s["shape"], s["bytes"]) for s in steps[3]["saved"]] == [("other", [], 8)]
-    assert [s["held_bytes"] for s in doc["steps"]] == [0, 0, 8, 16, 16, 16]
+    # Held until the backward on line 6 releases them.
+    assert [s["held_bytes"] for s in doc["steps"]] == [0, 0, 8, 16, 16, 0]
     assert doc["nodes"] == 5 and doc["truncated"] is False and doc["kind"] == "forward"
 
 
@@ -131,3 +132,54 @@ def test_to_dict_can_leave_the_graph_out():
         exec(compile(DIAMOND, "main.py", "exec"), namespace)
     assert rec.to_dict(with_graph=False)["graph"] is None
     assert rec.to_dict()["graph"]["totals"]["nodes"] == 5
+
+
+def test_held_bytes_fall_when_a_graph_is_dropped_or_released():
+    source = ("import kael\nw = kael.ones(4, dtype=kael.float64, requires_grad=True)\n"
+              "for i in range(3):\n    loss = (w * w).sum()\n    del loss\n"
+              "y = (w * w).sum()\ny.backward(retain_graph=True)\nz = (w * w).sum()\nz.backward()\n")
+    doc, _ = record(source)
+    held = {(s["line"], i): s["held_bytes"] for i, s in enumerate(doc["steps"])}
+    # w * w saves both inputs: 2 x 32 bytes while the graph lives, nothing once it is dropped.
+    assert [b for (line, _), b in held.items() if line == 4] == [64, 64, 64]
+    assert [b for (line, _), b in held.items() if line == 5] == [0, 0, 0]
+    steps = {s["line"]: s["held_bytes"] for s in doc["steps"]}
+    assert steps[6] == 64 and steps[7] == 64  # retain_graph keeps them
+    assert steps[8] == 128 and steps[9] == 64  # z's backward releases z's, y's graph still holds
+
+
+def test_the_node_cap_cuts_the_recording_and_keeps_the_graph_as_it_stood():
+    source = "import kael\ny = kael.ones(2, requires_grad=True)\nfor i in range(100):\n    y = y * 1.0\ndel y\n"
+    doc, _ = record(source, max_nodes=10)
+    assert doc["truncated"] is True and doc["cut_by"] == "nodes" and doc["max_nodes"] == 10
+    assert doc["nodes"] == 10
+    # The program dropped the chain at its end; the document has it as the last step saw it.
+    assert doc["graph"]["totals"]["nodes"] == 10 and doc["graph_nodes"] == 10
+    assert viz.to_text(doc).endswith(f"(cut after 10 nodes, at line {doc['stopped_at']})")
+
+
+def test_a_graph_past_the_drawing_cap_is_left_out(monkeypatch):
+    monkeypatch.setattr(sys.modules["kael.viz.forward"], "MAX_GRAPH_NODES", 5)
+    source = "import kael\ny = kael.ones(2, requires_grad=True)\nfor i in range(10):\n    y = y * 1.0\n"
+    doc, _ = record(source)
+    assert doc["graph"] is None and doc["graph_nodes"] == 6 and doc["max_graph_nodes"] == 5
+
+
+def test_trace_caps_passes_and_graph_size_and_counts_the_rest():
+    w = kael.ones(3, requires_grad=True)
+    with viz.trace(max_passes=2, max_nodes=50) as tr:
+        for _ in range(4):
+            (w * 2).sum().backward()
+        y = w
+        for _ in range(60):
+            y = y * 1.0
+        y.sum().backward()
+    assert len(tr.passes) == 2 and tr.untraced == 3
+    assert {e["pass"] for e in tr.steps} == {0, 1}
+    z = w
+    for _ in range(60):
+        z = z * 1.0
+    with viz.trace(max_nodes=50) as big:
+        z.sum().backward()
+    assert big.passes == [] and big.untraced == 1 and big.largest_untraced == 62
+    assert w.grad is not None  # untraced passes still ran

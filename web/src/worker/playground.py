@@ -222,21 +222,27 @@ def _detect_source(on: bool) -> bool:
 
 
 MAX_FORWARD_STEPS = 1000  # lines the stepper lists; a longer run is cut, with a note
+# What the stepper keeps of a run, so that recording costs about what the run does and the
+# document stays a few MB (tests/bench/forward_recording.py): the first backward passes only,
+# none whose graph is larger than the page draws, and a few values a tensor (the page shows 12).
+RECORD_LIMITS = {"max_passes": 3, "max_nodes": 2000, "max_values": 64}
 
 
 class _Recording:
-    """The stepper's recording of one run: the learner's lines (kael.viz.forward) and every
-    backward pass they run (kael.viz.trace), emitted as one document when the run ends."""
+    """The stepper's recording of one run: the learner's lines (kael.viz.forward) and the first
+    backward passes they run (kael.viz.trace), emitted as one document when the run ends."""
 
     def __init__(self, namespace: dict, code: str):
         import types
 
         import kael.viz
 
+        limits = RECORD_LIMITS
         # The trace names tensors from the program's own variables, as show() does.
         scope = types.SimpleNamespace(f_locals=namespace, f_globals=namespace)
-        self.trace = kael.viz.trace(caller=scope)
-        self.forward = kael.viz.forward(FILENAME, max_steps=MAX_FORWARD_STEPS)
+        self.trace = kael.viz.trace(caller=scope, max_values=limits["max_values"],
+                                    max_passes=limits["max_passes"], max_nodes=limits["max_nodes"])
+        self.forward = kael.viz.forward(FILENAME, max_steps=MAX_FORWARD_STEPS, max_values=limits["max_values"])
         self.source = code.splitlines()
 
     def __enter__(self):
@@ -249,9 +255,17 @@ class _Recording:
         self.trace.__exit__(exc_type, exc, tb)
         # With a backward pass, the stepper draws the trace's graph: the forward's own would be a
         # second copy (deep_chain: 30 MB of JSON with both, tests/bench/forward_recording.py).
-        traced = bool(self.trace.passes)
+        trace = self.trace
+        traced = bool(trace.passes)
         document = self.forward.to_dict(with_graph=not traced)
-        document["trace"] = self.trace.to_dict() if traced else None
+        document["trace"] = trace.to_dict() if traced else None
+        document["backward"] = {
+            "traced": len(trace.passes),
+            "untraced": trace.untraced,
+            "largest_untraced": trace.largest_untraced,
+            "max_passes": trace.max_passes,
+            "max_nodes": trace.max_nodes,
+        }
         document["stopped"] = exc_type is KeyboardInterrupt
         document["source"] = self.source  # the lines as run (the editor may change meanwhile)
         _emit(KIND["forward"], {"data": document})
