@@ -1,46 +1,68 @@
 """numpy's matmul: 1-D operands promoted and squeezed, batch dims broadcast.
 
 Rows of ``a`` and columns of ``b`` (``b`` transposed once) are extracted as lists, and each
-output element is one dot product of a row and a column. For inner sizes up to 32
-(up to ``UNROLL_MAX`` when there are at least 8 columns) the dot product is written out as ``r0 * c0 + r1 * c1 + ...`` in a small
-function generated once per size (no call per element: 2x faster than ``sum(map(mul, ...))``
-on CPython 3.11 and 1.5x faster than ``math.sumprod`` in Pyodide); longer rows use
-``math.sumprod`` where Python has it, else ``sum(map(mul, row, col))``.
+output element is one dot product of a row and a column, summed in order from +0.0:
+``((0.0 + r0 * c0) + r1 * c1) + ...``. The dot product is written out in a small function
+generated once per size (no call per element: 2x faster than ``sum(map(mul, ...))`` on CPython
+3.11 and 1.5x faster than ``math.sumprod`` in Pyodide); rows longer than ``UNROLL_MAX`` are
+summed a chunk of ``UNROLL_MAX`` at a time, each chunk going on from the sums so far. Neither
+``math.sumprod`` (extended precision) nor ``sum`` (compensated since 3.12) sums in order, and
+the order is the contract with the JavaScript kernel (``js_kernel``): in Pyodide, large float
+products go to it and come back bit-identical.
 """
 
 from __future__ import annotations
 
 import functools
-import math
-from operator import mul
 
 from ... import dtype as dt
 from ..errors import broadcast_shapes, matmul_error
+from . import js_kernel
 from .array import PyArray, c_strides, new, offsets, values
 from .elementwise import cast_values
 from .shape import permute
 
 
-_sumprod = getattr(math, "sumprod", None)  # Python 3.12+: one C call per dot product
 UNROLL_MAX = 128
 
 
 @functools.lru_cache(maxsize=None)
-def row_kernel(k: int, floating: bool = True):
+def row_kernel(k: int, floating: bool = True, going_on: bool = False):
     """``kernel(row, cols) -> [dot(row, col) for col in cols]`` for rows of ``k`` numbers, with
-    the dot product unrolled; ``row`` and each ``col`` are sequences of length ``k``. A float
-    dot product starts from +0.0, as BLAS's does (a sum of -0.0 products is +0.0 in PyTorch)."""
+    the dot product unrolled and summed left to right; ``row`` and each ``col`` are sequences of
+    length ``k``. A float dot product starts from +0.0, as BLAS's does (a sum of -0.0 products
+    is +0.0 in PyTorch). ``going_on``: ``kernel(row, cols, sums)`` adds to ``sums``, one per
+    column, in the same order (the next chunk of a longer row)."""
     r = [f"r{i}" for i in range(k)]
     c = [f"c{i}" for i in range(k)]
-    start = "0.0 + " if floating else ""
+    terms = " + ".join(f"{x} * {y}" for x, y in zip(r, c))
+    if going_on:
+        head, expr, loop = "row, cols, sums", f"s + {terms}", f"s, ({', '.join(c)},) in zip(sums, cols)"
+    else:
+        head, expr, loop = "row, cols", ("0.0 + " if floating else "") + terms, f"{', '.join(c)}, in cols"
     source = (
-        "def kernel(row, cols):\n"
+        f"def kernel({head}):\n"
         f"    {', '.join(r)}, = row\n"
-        f"    return [{start}{' + '.join(f'{x} * {y}' for x, y in zip(r, c))} for {', '.join(c)}, in cols]\n"
+        f"    return [{expr} for {loop}]\n"
     )
     namespace = {}
-    exec(compile(source, f"<matmul kernel k={k}>", "exec"), namespace)
+    exec(compile(source, f"<matmul kernel k={k}{' going on' if going_on else ''}>", "exec"), namespace)
     return namespace["kernel"]
+
+
+def _chunked(rows: list, cols: list, k: int, floating: bool) -> list:
+    """Every dot product of ``rows`` with ``cols``, in order, ``UNROLL_MAX`` terms a step."""
+    bounds = [(s, min(s + UNROLL_MAX, k)) for s in range(0, k, UNROLL_MAX)]
+    col_chunks = [[c[s:e] for c in cols] for s, e in bounds]
+    first = row_kernel(bounds[0][1], floating)
+    rest = [(s, e, row_kernel(e - s, floating, True), cc) for (s, e), cc in zip(bounds[1:], col_chunks[1:])]
+    out = []
+    for r in rows:
+        sums = first(r[:bounds[0][1]], col_chunks[0])
+        for s, e, kernel, cc in rest:
+            sums = kernel(r[s:e], cc, sums)
+        out += sums
+    return out
 
 
 def _rows(vals: list, k: int) -> list:
@@ -76,6 +98,8 @@ def matmul(a: PyArray, b: PyArray) -> PyArray:
     if k == 0:
         zero = 0.0 if dtype.is_floating_point else (False if dtype is dt.bool_ else 0)
         return new([zero] * (count * m * n), shape, dtype)
+    if js_kernel.takes(a, b, dtype, count * m * k * n):
+        return js_kernel.matmul(a2, b2, batch, shape, dtype)
     pairs = zip(_matrix_index(a2.shape[:-2], batch), _matrix_index(b2.shape[:-2], batch))
     out = []
     if k == 1:  # outer products: one multiplication per output element, no dot products
@@ -92,17 +116,15 @@ def matmul(a: PyArray, b: PyArray) -> PyArray:
         bt = permute(b2, tuple(range(nd - 2)) + (nd - 1, nd - 2))
         rows = _rows(cast_values(values(a2), a.dtype, dtype), k)
         cols = _rows(cast_values(values(bt), b.dtype, dtype), k)
-        # Unrolling pays when each row's unpacking is shared by enough columns.
-        kernel = row_kernel(k, dtype.is_floating_point) if k <= 32 or (k <= UNROLL_MAX and n >= 8) else None
+        floating = dtype.is_floating_point
+        kernel = row_kernel(k, floating) if k <= UNROLL_MAX else None
         for ia, ib in pairs:
             ra, cb = rows[ia * m:(ia + 1) * m], cols[ib * n:(ib + 1) * n]
-            if kernel is not None:
+            if kernel is None:
+                out += _chunked(ra, cb, k, floating)
+            else:
                 for r in ra:
                     out += kernel(r, cb)
-            elif _sumprod is None:
-                out += [sum(map(mul, r, c)) for r in ra for c in cb]
-            else:
-                out += [_sumprod(r, c) + 0 for r in ra for c in cb]  # + 0: as above
     if dtype is dt.bool_:
         out = [v != 0 for v in out]
     return new(out, shape, dtype)

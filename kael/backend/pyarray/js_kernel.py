@@ -1,0 +1,65 @@
+"""Large float matmuls in JavaScript, when kael runs in Pyodide and its host provides the kernel.
+
+The host registers a JavaScript module named ``_kael_kernels`` before kael is imported (the
+playground's worker and the Pyodide test lane register web/src/worker/kernels.mjs). Chosen once,
+at import: everywhere else ``KERNELS`` is None and kael is the pure-Python package it always is
+(``KAEL_JS_KERNELS=off`` chooses that in Pyodide too). The JavaScript reads the operands' buffers
+in place with their strides and writes the result's buffer in place, summing each element in the
+pure-Python path's order (matmul.py), so the two give the same bits.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from array import array
+
+from .array import TYPECODE, PyArray, c_strides, offsets
+
+ABI = 1  # the contract's version; kernels.mjs exports the one it implements
+# Multiply-adds below which the pure-Python kernel is used: a call costs five buffer views
+# (tests/pyodide/test_js_kernel.py measures both sides).
+MIN_WORK = 1 << 14
+
+
+def _load():
+    if sys.platform != "emscripten" or os.environ.get("KAEL_JS_KERNELS", "on") == "off":
+        return None
+    try:
+        import _kael_kernels  # noqa: PLC0415 - registered by the host, only in Pyodide
+    except ImportError:
+        return None
+    return _kael_kernels if getattr(_kael_kernels, "ABI", None) == ABI else None
+
+
+KERNELS = _load()
+
+
+def takes(a: PyArray, b: PyArray, dtype, work: int) -> bool:
+    """Whether this product goes to JavaScript: float operands, enough work, a kernel."""
+    return (KERNELS is not None and work >= MIN_WORK and a.dtype in TYPECODE and b.dtype in TYPECODE
+            and a.dtype.is_floating_point and b.dtype.is_floating_point)
+
+
+def _batch_offsets(x: PyArray, batch: tuple) -> array:
+    """The buffer offset of each of ``x``'s matrices for the broadcast ``batch`` (C order)."""
+    lead = len(batch) - (len(x.shape) - 2)
+    strides = [0] * lead + [st if n != 1 else 0 for n, st in zip(x.shape[:-2], x.strides[:-2])]
+    return array("i", offsets(batch, strides, x.offset) if batch else [x.offset])
+
+
+def matmul(a2: PyArray, b2: PyArray, batch: tuple, shape: tuple, dtype, kernels=None) -> PyArray:
+    """``a2 @ b2`` (both at least 2-D, inner sizes checked) into a new ``dtype`` array of
+    ``shape``, computed by ``kernels`` (default: the host's)."""
+    kernels = kernels or KERNELS
+    m, k = a2.shape[-2:]
+    n = b2.shape[-1]
+    count = 1
+    for s in batch:
+        count *= s
+    code = TYPECODE[dtype]
+    out = array(code, bytes(array(code).itemsize * count * m * n))
+    if count * m * n:
+        kernels.matmul(a2.buf, b2.buf, out, _batch_offsets(a2, batch), _batch_offsets(b2, batch),
+                       m, k, n, *a2.strides[-2:], *b2.strides[-2:])
+    return PyArray(out, shape, c_strides(shape), 0, dtype)
