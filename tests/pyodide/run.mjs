@@ -82,6 +82,10 @@ async function main() {
     });
   }
   py.mountNodeFS(MOUNT, REPO);
+  // kael's JavaScript kernels, as the page's worker registers them (web/src/worker/worker.ts):
+  // the lane runs kael as the browser does, large float matmuls in JavaScript.
+  const kernels = await import(pathToFileURL(path.join(REPO, "web", "src", "worker", "kernels.mjs")).href);
+  py.registerJsModule("_kael_kernels", { ...kernels });
 
   const args = process.argv.slice(2);
   const pytestArgs = [...(args.length ? args : ["tests/kael", "-q"]), "-p", "no:cacheprovider"];

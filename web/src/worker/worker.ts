@@ -13,6 +13,7 @@ import {
   type ToWorker,
 } from "./protocol";
 import displayKindsSource from "./display_kinds.json?raw";
+import * as kernels from "./kernels.mjs";
 import playgroundSource from "./playground.py?raw";
 import testsSource from "./playground_tests.py?raw";
 
@@ -203,6 +204,8 @@ async function init(id: number, config: InitConfig): Promise<void> {
   runtime.FS.writeFile(`${site}/playground_tests.py`, testsSource);
   runtime.FS.writeFile(`${site}/display_kinds.json`, displayKindsSource);
   runtime.registerJsModule("_kael_worker", { emit });
+  // kael's JavaScript kernels (kael/backend/pyarray/js_kernel.py), found when kael is imported.
+  runtime.registerJsModule("_kael_kernels", { ...kernels });
   const versions = JSON.parse(
     runtime.runPython(`
 import json, sys, kael, playground
