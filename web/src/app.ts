@@ -25,6 +25,7 @@ import { onLang, t } from "./ui/i18n";
 import { storage } from "./ui/storage";
 import { PyodideClient } from "./worker/client";
 import { connectStepper, runSwitches } from "./stepper/link";
+import { learnView } from "./learn/wire";
 
 /** Builds the page and starts Python; resolves when Python is first ready. */
 export function startApp(root: HTMLElement): Promise<void> {
@@ -54,22 +55,25 @@ export function startApp(root: HTMLElement): Promise<void> {
   const leaveExercise = () => context.current.kind !== "playground" && exercises.closeExercise();
   const examples = new ExamplesList({ editor, console: consoleView, leaveExercise });
   const exercises = exercisesView({ source, client, editor, console: consoleView, context, runner });
+  const learn = learnView({ client, editor, console: consoleView, runner, source, exercises, sideTabs: () => sideTabs, leaveExercise });
   const sideTabs = layOut({
     workspace,
     examples: examples.element,
     exercises: exercises.element,
+    learn: learn.element,
     contextBar: context.element,
     editor: editor.element,
     outputs: outputs.tabs,
     clearConsole: () => consoleView.clear(),
   });
+  sideTabs.onSelect((id) => id === "learn" && learn.render()); // exercise statuses may have changed
   root.append(header.element, sharePanel.element, workspace);
   context.render();
 
   globalKeys({ run, sharePanel });
   const renderText = () => {
     [examples, context, theme, status].forEach((part) => part.render());
-    [outputs, exercises].forEach((part) => part.refreshText());
+    [outputs, exercises, learn].forEach((part) => part.refreshText());
     document.title = t("app.title");
   };
   onLang(renderText);

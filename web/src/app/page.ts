@@ -11,6 +11,7 @@ export interface PageParts {
   workspace: HTMLElement;
   examples: HTMLElement;
   exercises: HTMLElement;
+  learn: HTMLElement; // the Learn tab (web/src/learn/)
   contextBar: HTMLElement;
   editor: HTMLElement;
   outputs: { list: HTMLElement; panels: HTMLElement };
@@ -22,8 +23,13 @@ export function layOut(p: PageParts): Tabs {
   const sideTabs = new Tabs("side", "nav.examples", [
     { id: "examples", label: "nav.examples", panel: p.examples },
     { id: "exercises", label: "nav.exercises", panel: p.exercises },
+    { id: "learn", label: "nav.learn", panel: p.learn },
   ]);
-  sideTabs.onSelect((id) => storage.setMode(id));
+  sideTabs.onSelect((id) => {
+    storage.setMode(id);
+    p.workspace.classList.toggle("learn-open", id === "learn");
+  });
+  if (storage.mode() === "learn") sideTabs.select("learn");
   const sidebar = h("aside", { class: "sidebar" }, sideTabs.list, sideTabs.panels);
   const divider = splitter({
     container: p.workspace,

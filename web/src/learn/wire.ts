@@ -1,0 +1,59 @@
+// The Learn tab wired to the worker (cells run there, their output captured), the editor and
+// the run loop (a cell opened in the editor runs there, so the output tabs draw its graph), and
+// the Exercises tab (a lesson's exercises open there).
+
+import type { Runner } from "../app/runner";
+import type { ConsoleView } from "../console/console";
+import type { CodeEditor } from "../editor/editor";
+import type { ExerciseSource } from "../exercises/api";
+import type { ExercisesView } from "../exercises/view";
+import { t } from "../ui/i18n";
+import type { Tabs } from "../ui/tabs";
+import type { PyodideClient } from "../worker/client";
+import { LearnView } from "./view";
+
+export interface LearnParts {
+  client: PyodideClient;
+  editor: CodeEditor;
+  console: ConsoleView;
+  runner: Runner;
+  source: ExerciseSource;
+  exercises: ExercisesView;
+  sideTabs: () => Tabs;
+  leaveExercise: () => void;
+}
+
+export function learnView(p: LearnParts): LearnView {
+  const { client, editor } = p;
+  return new LearnView({
+    runCell: async (code) => {
+      let output = "";
+      const off = client.on((event) => {
+        if (event.type === "stdout" || event.type === "stderr") output += event.text;
+      });
+      const outcome = await client.run(code);
+      off();
+      p.console.flush();
+      return { output, error: outcome.ok ? null : outcome.error.traceback };
+    },
+    openInEditor: (code, label) => {
+      p.leaveExercise();
+      editor.replace(code);
+      editor.markLine(null);
+      p.console.note(t("learn.cell.opened", { label }), "info");
+      void p.runner.run();
+      // On a narrow page the panes stack: bring the editor into view.
+      if (matchMedia("(max-width: 1100px)").matches) editor.element.scrollIntoView({ block: "start" });
+    },
+    openExercise: (id) => {
+      p.sideTabs().select("exercises");
+      void p.exercises.openById(id);
+    },
+    canRun: () => client.state.phase === "ready",
+    onRunnable: (listener) => client.on((event) => event.type === "state" && listener()),
+    exercises: async () => {
+      const result = await p.source.list();
+      return result.ok ? result.value : [];
+    },
+  });
+}
