@@ -2,6 +2,7 @@
 // statement and hints, Run tests in the browser, Submit to the judge with its verdict, per-test
 // report and your history. Drafts and statuses live in localStorage.
 
+import { hintsView } from "../learn/hints";
 import { clear, h } from "../ui/dom";
 import { currentLang, t } from "../ui/i18n";
 import { deepestLine, renderTraceback } from "../ui/traceback";
@@ -192,8 +193,8 @@ export class ExercisesView {
     const lang = currentLang();
     const statement = h("div", { class: "statement markdown" });
     renderInto(statement, (lang === "zh" ? e.statement.zh : e.statement.en) ?? e.statement.en);
-    const hints = h("div", { class: "markdown" });
-    renderInto(hints, withoutTitle((lang === "zh" ? e.hints.zh : e.hints.en) ?? e.hints.en ?? ""));
+    // One hint at a time, each on request; how many were shown is kept in the learner's progress.
+    const hints = hintsView(e.id, (lang === "zh" ? e.hints.zh : e.hints.en) ?? e.hints.en ?? "", renderInto);
 
     this.runButton = h(
       "button",
@@ -242,7 +243,7 @@ export class ExercisesView {
       ...(this.source.server ? [] : [h("p", { class: "muted small" }, t("exercises.static"))]),
       (this.reportSlot = h("div", { class: "report-slot" })),
       statement,
-      h("details", { class: "hints" }, h("summary", {}, t("exercises.hints")), hints),
+      hints,
       (this.historySlot = h("div", { class: "history-slot" })),
     );
     this.updateReport();
