@@ -219,14 +219,18 @@ class Draw:
         return root.sum(), leaves
 
     # -- observed calls --------------------------------------------------------------------------
-    def call(self, what: str, fn, *args, watch=None, **kwargs):
+    def call(self, what: str, fn, *args, watch=None, scale=None, **kwargs):
         """Call ``fn``; record one step (its result or its exception, then the side effects on
         ``watch``, by default every tensor among the arguments, and the grad mode). Returns the
-        result (None if it raised)."""
+        result (None if it raised). ``scale``: the magnitude the result's values are compared
+        at (``Draw.magnitude`` of the inputs, for a result whose rounding error grows with the
+        inputs' size rather than its own, such as a loss of logits near 2**100)."""
         watch = list(args) + list(kwargs.values()) if watch is None else list(watch)
         watch = [a for a in watch if isinstance(a, kael.Tensor)]
         before = [_snapshot(t) for t in watch]
         step = {"call": what}
+        if scale is not None:
+            step["scale"] = float(scale)
         result = None
         try:
             result = fn(*args, **kwargs)
@@ -236,6 +240,12 @@ class Draw:
         step["effects"] = _effects(watch, before)
         self.steps.append(step)
         return result
+
+    @staticmethod
+    def magnitude(*tensors) -> float:
+        """The largest finite ``|value|`` among ``tensors`` (0.0 when there is none)."""
+        return max([0.0] + [abs(v) for t in tensors if isinstance(t, kael.Tensor)
+                            for v in _flat(t) if math.isfinite(v)])
 
     def note(self, what: str, value) -> None:
         """Record an observation that is not a call (a counter, a global's value)."""
@@ -253,12 +263,13 @@ class Draw:
             out["traceback"] = text.replace(_TASK_DIR + os.sep, "")[-1500:]
         return out
 
-    def function_steps(self, what: str, cls, inputs, grad_outputs=None, direct=True):
+    def function_steps(self, what: str, cls, inputs, grad_outputs=None, direct=True, scale=None):
         """A ``Function``'s forward through ``cls.apply``, its backward through the engine (with
         ``grad_outputs``, drawn like the output when None), and, with ``direct``, its forward and
         backward called directly with a ctx this test built. Each is one step; the inputs'
-        ``.grad`` after the engine's backward are in its effects."""
-        out = self.call(f"{what}.apply", cls.apply, *inputs)
+        ``.grad`` after the engine's backward are in its effects. ``scale``: the forward's, as
+        for ``call``."""
+        out = self.call(f"{what}.apply", cls.apply, *inputs, scale=scale)
         if isinstance(out, kael.Tensor) and out.requires_grad:
             g = grad_outputs if grad_outputs is not None else self.like(out, mix="ordinary")
             self.call(f"{what} backward (engine)", out.backward, g, watch=_tensors(inputs))
@@ -470,13 +481,18 @@ class Domain:
                     kael.set_grad_enabled(True)  # a case that leaves grad mode off: seen, then reset
             yield d
 
-    def run(self, module, name: str, **tolerance) -> dict:
+    def run(self, module, name: str, grad_fn: bool = True, **tolerance) -> dict:
         """Plain data for the oracle: every case's classes, input and steps. ``tolerance``:
-        ``float32=(rtol, atol)``, ``float64=(rtol, atol)`` to override the oracle's defaults."""
+        ``float32=(rtol, atol)``, ``float64=(rtol, atol)`` to override the oracle's defaults.
+        ``grad_fn=False``: a result's grad_fn is compared as present or not, not by its class
+        (for a function built from kael ops, whose last op the statement leaves open)."""
         records = [{"classes": d.labels, "input": d.inputs, "steps": d.steps}
                    for d in self.draws(name, module)]
-        return {"kind": KIND, "name": name, "version": JUDGE_VERSION, "cases": records,
-                "tolerance": {k: list(v) for k, v in tolerance.items()}}
+        out = {"kind": KIND, "name": name, "version": JUDGE_VERSION, "cases": records,
+               "tolerance": {k: list(v) for k, v in tolerance.items()}}
+        if not grad_fn:
+            out["grad_fn"] = "presence"
+        return out
 
     def classes(self, name: str, module) -> dict:
         """``{class: number of cases}`` over generator ``name`` (for the test that each declared

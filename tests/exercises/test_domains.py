@@ -130,6 +130,27 @@ def test_the_absolute_tolerance_scales_with_the_tensor():
     assert status == "passed"
 
 
+def test_a_steps_scale_is_the_reference_steps_and_widens_the_absolute_tolerance_only():
+    """A loss of logits near 1e31 compared at the logits' size (the reference's step says so);
+    the submission's record cannot widen its own tolerance."""
+    want, got = _step(_tensor([1.609])), _step(_tensor([0.0]))
+    assert _compare(got, want)[0] == "failed"
+    assert _compare(got, dict(want, scale=4e31))[0] == "passed"
+    assert _compare(dict(got, scale=4e31), want)[0] == "failed"
+    assert _compare(_step(_tensor([1.0])), dict(_step(_tensor([2.0])), scale=math.inf))[0] == "failed"
+
+
+def test_a_grad_fn_compared_by_presence_when_the_reference_record_says_so():
+    def fn(name):
+        return ["Tensor", "float64", [1], True, name, [1.0]]
+    want, got = _record(_step(fn("WhereBackward"))), _record(_step(fn("MulBackward")))
+    assert compare_domain(got, want)[0] == "failed"
+    assert compare_domain(got, dict(want, grad_fn="presence"))[0] == "passed"
+    assert compare_domain(dict(got, grad_fn="presence"), want)[0] == "failed"
+    missing = _record(_step(["Tensor", "float64", [1], True, None, [1.0]]))
+    assert compare_domain(missing, dict(want, grad_fn="presence"))[0] == "failed"
+
+
 @pytest.mark.parametrize("got,want,word", [
     (_tensor([1.0], "float64"), _tensor([1.0]), "dtype"),
     (_tensor([1.0], shape=[1, 1]), _tensor([1.0], shape=[1]), "shape"),
