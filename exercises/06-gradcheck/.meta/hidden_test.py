@@ -476,6 +476,8 @@ def gradcheck_case(d, m):
         return
     i = d.choice((0, 1), "input")
     weights = _weights_for(d, m, fn, xs)
+    if call == "analytic_gradient" and not xs[i].requires_grad:
+        xs[i].requires_grad_(True)  # the statement: analytic_gradient is asked only of such inputs
     if call == "numeric_gradient":
         eps = d.choice((1e-6, 1e-4, 1e-3), "eps")
         d.call("numeric_gradient(fn, inputs, i, weights, eps)", m.numeric_gradient, fn, xs, i, weights, eps=eps)

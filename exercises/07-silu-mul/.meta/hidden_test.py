@@ -192,13 +192,16 @@ def test_saved_set_on_generated_inputs(m):
 from judge_domain import Domain  # noqa: E402  (the judge copies harness/domain.py beside this file)
 
 DOMAIN = Domain("silu-mul")
-# A gate is any finite value (up to 2**100 and down to 2**-100); up may also be inf or nan.
+# A gate is any finite value (up to 2**106 and down to 2**-100; in float32 no huge gates, whose
+# product with a huge up overflows float32 in one order of the products and not in another);
+# up may be any float, inf and nan included.
 GATE_MIXES = ("ordinary", "zeros", "huge", "tiny", "ties", "near ties")
 
 
 def _inputs(d, dtype):
     shape = d.shape()
-    gate = d.tensor(shape, dtype, mix=d.choice(GATE_MIXES))
+    mixes = GATE_MIXES if dtype is kael.float64 else tuple(x for x in GATE_MIXES if x != "huge")
+    gate = d.tensor(shape, dtype, mix=d.choice(mixes))
     up = d.tensor(shape, dtype)
     for x in (gate, up):
         if d.chance(0.85):

@@ -204,13 +204,16 @@ def softmax_cross_entropy_case(d, m):
     if d.chance(0.2):
         d.label("two losses first")
         other, other_target = _batch(d)
-        first = d.call("SoftmaxCrossEntropy.apply (first)", m.SoftmaxCrossEntropy.apply, logits, target)
-        second = d.call("SoftmaxCrossEntropy.apply (second)", m.SoftmaxCrossEntropy.apply, other, other_target)
+        first = d.call("SoftmaxCrossEntropy.apply (first)", m.SoftmaxCrossEntropy.apply, logits, target,
+                       scale=d.magnitude(logits))
+        second = d.call("SoftmaxCrossEntropy.apply (second)", m.SoftmaxCrossEntropy.apply, other, other_target,
+                        scale=d.magnitude(other))
         for what, loss, x in (("second", second, other), ("first", first, logits)):
             if isinstance(loss, kael.Tensor) and loss.requires_grad:
                 d.call(f"backward of the {what}", _backward_of, loss, d.like(loss, mix="ordinary"), x)
         return
-    loss = d.function_steps("SoftmaxCrossEntropy", m.SoftmaxCrossEntropy, [logits, target])
+    loss = d.function_steps("SoftmaxCrossEntropy", m.SoftmaxCrossEntropy, [logits, target],
+                            scale=d.magnitude(logits))
     d.call("what the forward saves", _saved_set, m, logits, target)
     if isinstance(loss, kael.Tensor) and loss.requires_grad and d.chance(0.3):
         d.label("backward twice")

@@ -251,4 +251,4 @@ def test_domain_relu_abs(m):
 
 def test_domain_safe_sqrt(m):
     """safe_sqrt(x) on 150 generated cases over the statement's domain"""
-    return DOMAIN.run(m, "safe_sqrt")
+    return DOMAIN.run(m, "safe_sqrt", grad_fn=False)  # built from kael ops: any last op
