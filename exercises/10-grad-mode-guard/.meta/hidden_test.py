@@ -331,19 +331,39 @@ class Boom(Exception):
     pass
 
 
+# How a block or a decorated call may end besides returning: the statement says the mode is
+# restored however it exits, BaseExceptions (Ctrl-C, sys.exit, a generator closed) included.
+RAISES = {"an Exception": Boom, "KeyboardInterrupt": KeyboardInterrupt, "SystemExit": SystemExit,
+          "GeneratorExit": GeneratorExit}
+
+
+def _base_exits(fn):
+    """``fn`` with a BaseException that is not an Exception turned into a result (the domain's
+    calls record Exceptions only; KeyboardInterrupt would end the run)."""
+    def call(*args):
+        try:
+            return fn(*args)
+        except Exception:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - what the test raised, coming back out
+            return f"{type(exc).__name__} came out"
+    return call
+
+
 def _make(m, factory):
     return {"no_grad()": m.no_grad, "enable_grad()": m.enable_grad,
             "GradModeGuard(True)": lambda: m.GradModeGuard(True),
             "GradModeGuard(False)": lambda: m.GradModeGuard(False)}[factory]()
 
 
-def _decorated(d, m, guard, raises=False, depth=0):
-    """A function decorated with ``guard`` that reports the mode it runs in (and raises, or calls
-    itself ``depth`` times); called once, its result or exception and its name observed."""
+def _decorated(d, m, guard, raises=None, depth=0):
+    """A function decorated with ``guard`` that reports the mode it runs in (and raises
+    ``raises``, or calls itself ``depth`` times); called once, its result or exception and its
+    name observed."""
     def probe(n=depth):
         """reports the grad mode"""
-        if raises:
-            raise Boom("raised inside the decorated function")
+        if raises is not None:
+            raise raises("raised inside the decorated function")
         inner = wrapped(n - 1) if n > 0 else []
         return inner + [kael.is_grad_enabled()]
 
@@ -355,14 +375,14 @@ def _decorated(d, m, guard, raises=False, depth=0):
         return
     if callable(wrapped):
         d.note("the decorated function's name", getattr(wrapped, "__name__", None))
-        d.call("calling the decorated function", wrapped)
+        d.call("calling the decorated function", _base_exits(wrapped))
 
 
-def _block_that_raises(guard):
+def _block_that_raises(guard, raises=Boom):
     try:
         with guard:
-            raise Boom("raised inside the block")
-    except Boom:
+            raise raises("raised inside the block")
+    except raises:
         return "the exception came out of the block"
     return "the exception was swallowed"
 
@@ -381,22 +401,23 @@ def _op(d, m, op, guards, active):
     elif op.startswith("exit") and active:
         i = len(active) - 1 if op == "exit last" or len(active) == 1 else d.integer(0, len(active) - 2)
         g = active.pop(i)
-        exc = Boom("unwinding") if op == "exit with an exception" else None
+        exc = RAISES[d.choice(tuple(RAISES), "raises")]("unwinding") if op == "exit with an exception" else None
         d.call(op + " (the exit's truth)", lambda: bool(g.__exit__(type(exc) if exc else None, exc, None)))
     elif op == "decorated recursion":
         _decorated(d, m, guard, depth=d.integer(1, 3))
     elif op.startswith("decorated call"):
-        _decorated(d, m, guard, raises=op.endswith("raises"))
+        _decorated(d, m, guard, raises=RAISES[d.choice(tuple(RAISES), "raises")] if op.endswith("raises") else None)
     elif op == "block that raises":
-        d.call("a block that raises", _block_that_raises, guard)
+        d.call("a block that raises", _base_exits(_block_that_raises), guard, RAISES[d.choice(tuple(RAISES), "raises")])
 
 
 @DOMAIN.case("programs", cases=300, classes=tuple(f"op {o}" for o in OPS) + tuple(f"guard {f}" for f in FACTORIES) + (
-    "start True", "start False", "re-entered while active"))
+    "start True", "start False", "re-entered while active") + tuple(f"raises {r}" for r in RAISES))
 def programs_case(d, m):
     """A random program of 3-12 operations on a pool of guards, from either starting mode: make,
     enter (the same guard again while active too), exit in order, out of order or with an
-    exception, decorate and call (raising, recursing), a block that raises; the grad mode after
+    exception, decorate and call (raising, recursing), a block that raises (an Exception,
+    KeyboardInterrupt, SystemExit or GeneratorExit); the grad mode after
     each operation, and after the guards still entered are exited."""
     kael.set_grad_enabled(d.choice((True, False), "start"))
     guards, active = [], []
