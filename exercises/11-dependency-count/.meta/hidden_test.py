@@ -200,18 +200,51 @@ def _order_seen(names, order):
 
 
 @DOMAIN.case("graphs", cases=240, classes=tuple(f"op {o}" for o in GRAPH_OPS) + (
-    "constant operands", "more than 20 operations", "asked twice"))
+    "constant operands", "more than 20 operations", "asked twice", "another graph in between",
+    "caller changes the result"))
 def graphs_case(d, m):
     """count_dependencies and topological_order of a random graph; now and then each asked twice
-    of the same root (nothing kept from one call to the next)."""
+    of the same root (nothing kept from one call to the next), or the counts of another graph
+    asked in between, or the caller's changes to a returned dict before asking again."""
     root = d.graph()[0].grad_fn
     names = node_numbers(root)
     d.inputs.append(f"{len(names)} nodes reachable from {root.name()}")
-    for k in range(2 if d.chance(0.2) else 1):
-        if k:
-            d.label("asked twice")
+    how = d.choice(("once", "once", "once", "asked twice", "another graph in between",
+                    "caller changes the result"))
+    if how != "once":
+        d.label(how)
+    if how in ("another graph in between", "caller changes the result"):
+        _calls_in_one_process(d, m, root, names, how)
+        return
+    for _ in range(2 if how == "asked twice" else 1):
         d.call("count_dependencies(root)", lambda: _counts_seen(names, m.count_dependencies(root)))
         d.call("topological_order(root)", lambda: _order_seen(names, m.topological_order(root)))
+
+
+def _calls_in_one_process(d, m, root, names, how):
+    """The first counts, then another graph's counts (or the caller clearing and changing the
+    first dict, then the same root again): each result as it is after the later call. Each call
+    returns a new dict of its own."""
+    first = []
+    d.call("count_dependencies(root)", lambda: first.append(m.count_dependencies(root)) or _counts_seen(names, first[0]))
+    if not first:
+        return
+    if how == "another graph in between":
+        other = d.graph()[0].grad_fn
+        other_names = node_numbers(other)
+        d.call("count_dependencies(another root)", lambda: _counts_seen(other_names, m.count_dependencies(other)))
+    else:
+        d.call("the caller clears the dict and puts 99 under the root", lambda: _scribble(first[0], root))
+        d.call("count_dependencies(root) again", lambda: _counts_seen(names, m.count_dependencies(root)))
+        d.call("topological_order(root) after that", lambda: _order_seen(names, m.topological_order(root)))
+    d.call("the first result, after the later call", lambda: _counts_seen(names, first[0]))
+
+
+def _scribble(counts, root):
+    if isinstance(counts, dict):
+        counts.clear()
+        counts[root] = 99
+    return None
 
 
 def test_domain_graphs(m):
