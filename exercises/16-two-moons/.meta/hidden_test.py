@@ -77,6 +77,31 @@ def test_predict_one_class_per_point(m):
     return [len(predictions), all(p in (0, 1) for p in predictions)]
 
 
+def _kind_of_predictions(predictions, n):
+    """What the statement promises predict returns, or a description of what came back."""
+    if isinstance(predictions, kael.Tensor):
+        if predictions.dtype is kael.int64 and list(predictions.shape) == [n]:
+            return "an int64 tensor [N] or a list of N ints"
+        return f"a {predictions.dtype.name} tensor of shape {list(predictions.shape)}"
+    if type(predictions) is list:
+        kinds = sorted({type(p).__name__ for p in predictions})
+        if len(predictions) == n and kinds in ([], ["int"]):
+            return "an int64 tensor [N] or a list of N ints"
+        return f"a list of {len(predictions)} items of type {', '.join(kinds) or 'none'}"
+    return f"a {type(predictions).__name__}"
+
+
+def test_predict_returns_class_indices(m):
+    """predict(model, points) for 1, 2 and 6 points returns what the statement says: an int64
+    tensor [N] or a list of N ints (not a bool tensor, not floats)"""
+    model = _mirrored_model(m)
+    out = []
+    for n, seed in ((1, 110), (2, 111), (6, 112)):
+        fresh, _ = _moons(n, 0.1, seed)
+        out.append(_kind_of_predictions(m.predict(model, fresh * kael.tensor(MIRROR)), n))
+    return out
+
+
 def test_predict_records_no_graph(m):
     """predict(model, points) on 3 seeded batches saves no tensor for a backward (it runs under
     kael.no_grad(): saved_tensors_hooks see nothing packed)"""
