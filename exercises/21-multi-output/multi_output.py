@@ -23,7 +23,8 @@ class Split:
 
 
 class MeanVar:
-    """mean_var(x, dim): (mean, biased variance) over dim, computed in one pass over x."""
+    """mean_var(x, dim): (mean, biased variance) over dim, in one pass over x or two, precise for
+    rows far from zero (the statement says how precise)."""
 
     @staticmethod
     def forward(ctx, x, dim):

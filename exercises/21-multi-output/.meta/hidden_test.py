@@ -255,6 +255,39 @@ def mean_var_case(d, m):
     _steps(d, m, m.MeanVar, x, (dim,), outs)
 
 
+# Rows far from zero: within +-5 of +-2**26 (float64) or +-2**12 (float32), where mean(x**2) -
+# mean**2 cancels every digit and a two-pass or a shifted one-pass variance keeps them. The
+# tolerance is the statement's: what a one-pass update (Welford) reaches there, not the last bit.
+OFFSETS = {"float64": 2.0 ** 26, "float32": 2.0 ** 12}
+FAR_TOLERANCE = {"float64": (1e-6, 1e-6), "float32": (1e-3, 1e-2)}
+
+
+@DOMAIN.case("mean_var_far_from_zero", cases=120, classes=(
+    "dtype float32", "dtype float64", "rank 1", "rank 4", "size n", "dim negative", "dim positive",
+    "offset positive", "offset negative", "no output used", "every output used", "some outputs used"))
+def mean_var_far_case(d, m):
+    """mean_var(x, dim) of x = c + small values, |c| much larger than the spread (a large mean,
+    a small variance): the variance to the statement's precision, and MeanVar's backward."""
+    shape = list(d.shape(rank=d.integer(1, 4), empty=False))
+    dim = d.integer(-len(shape), len(shape) - 1)
+    d.label("dim negative" if dim < 0 else "dim positive")
+    shape[dim] = max(shape[dim], 2)
+    dtype = d.dtype()
+    sign = d.choice((1.0, -1.0))
+    d.label("offset positive" if sign > 0 else "offset negative")
+    small = d.tensor(shape, dtype, mix="ordinary", layout="contiguous")
+    x = (small + sign * OFFSETS[dtype.name]).requires_grad_(True)
+    d.inputs.append(f"dim {dim}, offset {sign * OFFSETS[dtype.name]:g}")
+    outs = d.call("mean_var(x, dim)", m.mean_var, x, dim)
+    _steps(d, m, m.MeanVar, x, (dim,), outs)
+
+
+def test_domain_mean_var_far_from_zero(m):
+    """mean_var(x, dim) on 120 generated rows with a large mean and a small variance: the
+    variance as precise as the statement asks (a one-pass mean(x**2) - mean**2 is not)"""
+    return DOMAIN.run(m, "mean_var_far_from_zero", **{k: v for k, v in FAR_TOLERANCE.items()})
+
+
 def test_domain_split(m):
     """split(x, sizes, dim) and Split.backward on 200 generated cases over the statement's domain"""
     return DOMAIN.run(m, "split")
