@@ -27,14 +27,7 @@ METHOD = re.compile(r"^[a-z_]\w*\.([a-z_]\w*)\(")
 REFUSING = ("switched off", "off limits", "cannot", "never", "not ", "no `", "instead of", "rather than")
 
 
-# Statements of part B's exercises (issue 21 part B) still to name their switched-off ids; strict,
-# so the mark must go when the statement is fixed.
-NOT_YET_NAMED = {"checkpoint": "checkpoint, Checkpoint.forward, Checkpoint.backward", "backward-engine": "engine"}
-
-
-@pytest.mark.parametrize("exercise", [
-    pytest.param(e.id, marks=pytest.mark.xfail(strict=True, reason=f"not named yet: {NOT_YET_NAMED[e.id]}"))
-    if e.id in NOT_YET_NAMED else e.id for e in RULED])
+@pytest.mark.parametrize("exercise", [e.id for e in RULED])
 def test_every_switched_off_function_is_named_in_both_languages(exercise):
     e = catalog.find(exercise)
     for lang in catalog.LANGS:

@@ -296,7 +296,7 @@ def checkpoint_case(d, m):
     weight = None
     if d.chance(0.25):
         d.label("a parameter inside the segment")
-        # its .grad is not observed: the statement tests the inputs' gradients only
+        # watched in the backward: the statement says the checkpoint leaves its .grad alone
         weight = d.tensor(shape[1:], kael.float64, mix="ordinary", requires_grad=True)
     modes = []
     fn = _segment(ops, modes, weight)
@@ -316,7 +316,7 @@ def checkpoint_case(d, m):
         g = d.like(y, mix="ordinary") if d.chance(0.6) else kael.ones_like(y)
         if g is not None and d.chance(0.6):
             d.label("upstream not ones")
-        d.call("y.backward(g)", _backward_guarded, y, g, watch=leaves)
+        d.call("y.backward(g)", _backward_guarded, y, g, watch=leaves + ([weight] if weight is not None else []))
     d.note("grad mode inside fn, call by call", modes)
 
 
