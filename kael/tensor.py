@@ -528,86 +528,17 @@ class Tensor:
     def new_empty(self, *shape, dtype=None):
         return self.new_zeros(*shape, dtype=dtype)
 
-    # -- arithmetic (kael.ops) ------------------------------------------------------------------------
-    def __add__(self, other):
-        return ops.add(self, other)
-
-    def __radd__(self, other):
-        return ops.add(other, self)
-
-    def __sub__(self, other):
-        return ops.sub(self, other)
-
-    def __rsub__(self, other):
-        return ops.sub(other, self)
-
-    def __mul__(self, other):
-        return ops.mul(self, other)
-
-    def __rmul__(self, other):
-        return ops.mul(other, self)
-
-    def __truediv__(self, other):
-        return ops.div(self, other)
-
-    def __rtruediv__(self, other):
-        return ops.div(other, self)
-
-    def __floordiv__(self, other):
-        return ops.floor_divide(self, other)
-
-    def __rfloordiv__(self, other):
-        return ops.floor_divide(other, self)
-
-    def __mod__(self, other):
-        return ops.remainder(self, other)
-
-    def __rmod__(self, other):
-        return ops.remainder(other, self)
-
-    def __pow__(self, other):
-        return ops.pow(self, other)
-
-    def __rpow__(self, other):
-        return ops.pow(other, self)
-
-    def __matmul__(self, other):
-        return ops.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return ops.matmul(other, self)
-
-    def __neg__(self):
-        return ops.neg(self)
-
+    # -- ops ------------------------------------------------------------------------------------------
+    # The methods, operators and in-place variants that only call an op are registered beside the
+    # op (``method(...)`` at the bottom of each kael/ops/<family>.py; kael/ops/_register.py puts
+    # them here). What follows does more than pass its arguments on.
     def __pos__(self):
         return self
-
-    def __abs__(self):
-        return ops.abs(self)
 
     def __invert__(self):
         if self.dtype.is_floating_point:
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return ops.bitwise_not(self)
-
-    def __and__(self, other):
-        return ops.bitwise_and(self, other)
-
-    def __rand__(self, other):
-        return ops.bitwise_and(other, self)
-
-    def __or__(self, other):
-        return ops.bitwise_or(self, other)
-
-    def __ror__(self, other):
-        return ops.bitwise_or(other, self)
-
-    def __xor__(self, other):
-        return ops.bitwise_xor(self, other)
-
-    def __rxor__(self, other):
-        return ops.bitwise_xor(other, self)
 
     def __eq__(self, other):
         if not isinstance(other, _COMPARABLE):  # t == None is False, as in PyTorch
@@ -619,174 +550,8 @@ class Tensor:
             return NotImplemented
         return ops.ne(self, other)
 
-    def __lt__(self, other):
-        return ops.lt(self, other)
-
-    def __le__(self, other):
-        return ops.le(self, other)
-
-    def __gt__(self, other):
-        return ops.gt(self, other)
-
-    def __ge__(self, other):
-        return ops.ge(self, other)
-
-    def __iadd__(self, other):
-        return self.add_(other)
-
-    def __isub__(self, other):
-        return self.sub_(other)
-
-    def __imul__(self, other):
-        return self.mul_(other)
-
-    def __itruediv__(self, other):
-        return self.div_(other)
-
-    add = __add__
-    sub = __sub__
-    mul = __mul__
-    div = __truediv__
-    true_divide = __truediv__
-    matmul = __matmul__
-    neg = __neg__
-    abs = __abs__
     eq = __eq__
     ne = __ne__
-    lt = __lt__
-    le = __le__
-    gt = __gt__
-    ge = __ge__
-
-    def pow(self, exponent):
-        return ops.pow(self, exponent)
-
-    def exp(self):
-        return ops.exp(self)
-
-    def log(self):
-        return ops.log(self)
-
-    def sqrt(self):
-        return ops.sqrt(self)
-
-    def rsqrt(self):
-        return ops.rsqrt(self)
-
-    def sin(self):
-        return ops.sin(self)
-
-    def cos(self):
-        return ops.cos(self)
-
-    def tanh(self):
-        return ops.tanh(self)
-
-    def sigmoid(self):
-        return ops.sigmoid(self)
-
-    def relu(self):
-        return ops.relu(self)
-
-    def square(self):
-        return ops.square(self)
-
-    def sign(self):
-        return ops.sign(self)
-
-    def clamp(self, min=None, max=None):
-        return ops.clamp(self, min, max)
-
-    clip = clamp
-
-    def maximum(self, other):
-        return ops.maximum(self, other)
-
-    def minimum(self, other):
-        return ops.minimum(self, other)
-
-    def where(self, condition, other):
-        return ops.where(condition, self, other)
-
-    def logical_not(self):
-        return ops.logical_not(self)
-
-    def isnan(self):
-        return ops.ne(self, self)
-
-    # -- reductions -----------------------------------------------------------------------------------
-    def sum(self, dim=None, keepdim=False, dtype=None, *, axis=None):
-        return ops.sum(self, dim, keepdim, dtype=dtype, axis=axis)
-
-    def mean(self, dim=None, keepdim=False, dtype=None, *, axis=None):
-        return ops.mean(self, dim, keepdim, dtype, axis=axis)
-
-    def var(self, dim=None, keepdim=False, unbiased=True, *, correction=None, axis=None):
-        return ops.var(self, dim, keepdim, unbiased, correction=correction, axis=axis)
-
-    def std(self, dim=None, keepdim=False, unbiased=True, *, correction=None, axis=None):
-        return ops.std(self, dim, keepdim, unbiased, correction=correction, axis=axis)
-
-    def max(self, dim=None, keepdim=False):
-        return ops.max(self, dim, keepdim)
-
-    def min(self, dim=None, keepdim=False):
-        return ops.min(self, dim, keepdim)
-
-    def amax(self, dim=None, keepdim=False):
-        return ops.amax(self, dim, keepdim)
-
-    def amin(self, dim=None, keepdim=False):
-        return ops.amin(self, dim, keepdim)
-
-    def argmax(self, dim=None, keepdim=False):
-        return ops.argmax(self, dim, keepdim)
-
-    def argmin(self, dim=None, keepdim=False):
-        return ops.argmin(self, dim, keepdim)
-
-    def logsumexp(self, dim, keepdim=False):
-        return ops.logsumexp(self, dim, keepdim)
-
-    def softmax(self, dim):
-        return ops.softmax(self, dim)
-
-    def log_softmax(self, dim):
-        return ops.log_softmax(self, dim)
-
-    def all(self, dim=None, keepdim=False):
-        return ops.all(self, dim, keepdim)
-
-    def any(self, dim=None, keepdim=False):
-        return ops.any(self, dim, keepdim)
-
-    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
-        return ops.norm(self, p, dim, keepdim, dtype=dtype)
-
-    def equal(self, other):
-        return ops.equal(self, other)
-
-    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return ops.allclose(self, other, rtol, atol, equal_nan)
-
-    # -- shape ----------------------------------------------------------------------------------------------
-    def view(self, *shape):
-        return ops.view(self, *shape)
-
-    def view_as(self, other):
-        return ops.view(self, other.shape)
-
-    def reshape(self, *shape):
-        return ops.reshape(self, *shape)
-
-    def reshape_as(self, other):
-        return ops.reshape(self, other.shape)
-
-    def transpose(self, dim0, dim1):
-        return ops.transpose(self, dim0, dim1)
-
-    def permute(self, *dims):
-        return ops.permute(self, *dims)
 
     def mm(self, mat2):
         """The matrix product of two 2-D tensors (``matmul`` without its broadcasting)."""
@@ -795,9 +560,6 @@ class Tensor:
         if not isinstance(mat2, Tensor) or mat2.ndim != 2:
             raise RuntimeError("mat2 must be a matrix")
         return ops.matmul(self, mat2)
-
-    def t(self):
-        return ops.t(self)
 
     @property
     def T(self):
@@ -811,161 +573,21 @@ class Tensor:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
         return ops.transpose(self, -2, -1)
 
-    def unsqueeze(self, dim):
-        return ops.unsqueeze(self, dim)
-
-    def squeeze(self, dim=None):
-        return ops.squeeze(self, dim)
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        return ops.flatten(self, start_dim, end_dim)
-
-    def expand(self, *shape):
-        return ops.expand(self, *shape)
-
-    def expand_as(self, other):
-        return ops.expand(self, other.shape)
-
-    def broadcast_to(self, shape):
-        return ops.expand(self, shape)
-
     def contiguous(self):
         return self if self.is_contiguous() else ops.clone(self)
 
-    def clone(self):
-        return ops.clone(self)
-
-    def __getitem__(self, key):
-        return ops.index(self, key)
-
     def __setitem__(self, key, value):
         ops.index_put_(self, key, value)
-
-    # -- in place -------------------------------------------------------------------------------------------
-    def add_(self, other, alpha=1):
-        return ops.inplace_binary(self, "add", other if alpha == 1 else other * alpha, "add_")
-
-    def sub_(self, other, alpha=1):
-        return ops.inplace_binary(self, "sub", other if alpha == 1 else other * alpha, "sub_")
-
-    def mul_(self, other):
-        return ops.inplace_binary(self, "mul", other, "mul_")
-
-    def div_(self, other):
-        return ops.inplace_binary(self, "div", other, "div_")
-
-    def pow_(self, other):
-        return ops.inplace_binary(self, "pow", other, "pow_")
-
-    def copy_(self, src):
-        return ops.inplace_copy(self, src)
-
-    def zero_(self):
-        return ops.inplace_fill(self, 0, "zero_")
-
-    def fill_(self, value):
-        return ops.inplace_fill(self, value, "fill_")
-
-    def clamp_(self, min=None, max=None):
-        return ops.inplace_clamp(self, min, max)
-
-    # --- issue 23 part B: methods of the ops in kael/ops/{split,gather,triangular,cumulative,sort,compare,products,sampling}.py
-    def split(self, split_size, dim=0):
-        return ops.split(self, split_size, dim)
-
-    def chunk(self, chunks, dim=0):
-        return ops.chunk(self, chunks, dim)
-
-    def tensor_split(self, sections, dim=0):
-        return ops.tensor_split(self, sections, dim)
-
-    def unbind(self, dim=0):
-        return ops.unbind(self, dim)
-
-    def narrow(self, dim, start, length):
-        return ops.narrow(self, dim, start, length)
-
-    def gather(self, dim, index):
-        return ops.gather(self, dim, index)
-
-    def scatter(self, dim, index, src=None, value=None):
-        return ops.scatter(self, dim, index, src, value)
-
-    def scatter_add(self, dim, index, src):
-        return ops.scatter_add(self, dim, index, src)
-
-    def scatter_(self, dim, index, src=None, value=None):
-        return self.copy_(ops.scatter(self.detach(), dim, index, src, value))
-
-    def scatter_add_(self, dim, index, src):
-        return self.copy_(ops.scatter_add(self.detach(), dim, index, src))
-
-    def index_select(self, dim, index):
-        return ops.index_select(self, dim, index)
-
-    def masked_fill(self, mask, value):
-        return ops.masked_fill(self, mask, value)
 
     def masked_fill_(self, mask, value):
         ops.masked_fill(self.detach(), mask, value)  # PyTorch's checks of mask and value
         self[mask.expand_as(self) if mask.shape != self.shape else mask] = value
         return self
 
-    def tril(self, diagonal=0):
-        return ops.tril(self, diagonal)
-
-    def triu(self, diagonal=0):
-        return ops.triu(self, diagonal)
-
-    def cumsum(self, dim, dtype=None):
-        return ops.cumsum(self, dim, dtype)
-
-    def cumprod(self, dim, dtype=None):
-        return ops.cumprod(self, dim, dtype)
-
-    def prod(self, dim=None, keepdim=False, dtype=None):
-        return ops.prod(self, dim, keepdim, dtype)
-
-    def sort(self, dim=-1, descending=False, stable=False):
-        return ops.sort(self, dim, descending, stable)
-
-    def argsort(self, dim=-1, descending=False, stable=False):
-        return ops.argsort(self, dim, descending, stable)
-
-    def msort(self):
-        return ops.msort(self)
-
-    def topk(self, k, dim=-1, largest=True, sorted=True):
-        return ops.topk(self, k, dim, largest, sorted)
-
-    def flip(self, *dims):
-        return ops.flip(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
-
-    def equal(self, other):
-        return ops.equal(self, other)
-
-    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return ops.isclose(self, other, rtol, atol, equal_nan)
-
-    def bmm(self, other):
-        return ops.bmm(self, other)
-
-    def dot(self, other):
-        return ops.dot(self, other)
-
-    def outer(self, other):
-        return ops.outer(self, other)
-
-    def multinomial(self, num_samples, replacement=False, *, generator=None):
-        return ops.multinomial(self, num_samples, replacement, generator=generator)
-
     def register_post_accumulate_grad_hook(self, hook):
         from .autograd import post_accumulate
 
         return post_accumulate.register(self, hook)
-
-    # --- end of issue 23 part B block
-
 
 
 _COMPARABLE = (Tensor, bool, int, float)

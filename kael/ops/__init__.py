@@ -38,3 +38,9 @@ from .triangular import __all__ as _triangular
 
 __all__ = ["sum_to", *_arithmetic, *_unary, *_indexing, *_loss, *_matmul, *_reduction, *_shape,
            *_compare, *_cumulative, *_gather, *_layer_norm, *_products, *_sampling, *_sort, *_split, *_triangular]
+
+# the ops that are also Tensor methods, operators or in-place variants (each registered beside its op)
+from ..tensor import Tensor as _Tensor  # noqa: E402
+from . import _register  # noqa: E402
+
+_register.install(_Tensor)

@@ -11,6 +11,7 @@ from ..autograd.function import Function
 from ..backend.errors import broadcast_shapes
 from ..tensor import B, Tensor, _wrap
 from ._util import not_implemented, operands, promoted, reduce_grad
+from ._register import method, operator
 
 __all__ = [
     "add", "sub", "mul", "div", "true_divide", "neg", "pow", "clamp", "clip", "maximum", "minimum",
@@ -487,3 +488,28 @@ def remainder(a, b):
     if isinstance(a, (bool, int, float)) and isinstance(b, Tensor):
         return _remainder_of_number(a, b)
     return _remainder(a, b)
+
+
+# Tensor methods and operators of these ops (kael/ops/_register.py)
+operator(add, "__add__", "__radd__", "add")
+operator(sub, "__sub__", "__rsub__", "sub")
+operator(mul, "__mul__", "__rmul__", "mul")
+operator(div, "__truediv__", "__rtruediv__", "div", "true_divide")
+operator(floor_divide, "__floordiv__", "__rfloordiv__")
+operator(remainder, "__mod__", "__rmod__")
+operator(pow, "__pow__", "__rpow__")
+method(pow, params="exponent", call="_op(self, exponent)")
+operator(bitwise_and, "__and__", "__rand__")
+operator(bitwise_or, "__or__", "__ror__")
+operator(bitwise_xor, "__xor__", "__rxor__")
+operator(lt, "__lt__", None, "lt")
+operator(le, "__le__", None, "le")
+operator(gt, "__gt__", None, "gt")
+operator(ge, "__ge__", None, "ge")
+method(ne, "isnan", params="", call="_op(self, self)")
+method(neg, "__neg__", "neg")
+method(clamp, "clamp", "clip")
+method(maximum, params="other", call="_op(self, other)")
+method(minimum, params="other", call="_op(self, other)")
+method(where, params="condition, other", call="_op(condition, self, other)")
+method(logical_not)

@@ -6,6 +6,7 @@ from .. import dtype as dt
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from ._util import TORCH_NAMES
+from ._register import method
 
 __all__ = ["equal", "isclose"]
 
@@ -36,3 +37,8 @@ def isclose(a: Tensor, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
         if equal_nan:
             close = close | ((a != a) & (b != b))
     return close
+
+
+# Tensor methods of these ops (kael/ops/_register.py)
+method(equal, params="other", call="_op(self, other)")
+method(isclose, params="other, rtol=1e-05, atol=1e-08, equal_nan=False", call="_op(self, other, rtol, atol, equal_nan)")

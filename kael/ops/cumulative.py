@@ -13,6 +13,7 @@ from ..backend.scans import cumulative
 from ..tensor import B, Tensor, _wrap
 from ._util import norm_dim
 from .sort import flip
+from ._register import method
 
 __all__ = ["cumsum", "cumprod", "prod"]
 
@@ -131,3 +132,9 @@ def prod(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     if x.ndim == 0:
         return Prod.apply(x.reshape(1), dim=0, keepdim=False, dtype=dtype)
     return Prod.apply(x, dim=dim, keepdim=keepdim, dtype=dtype)
+
+
+# Tensor methods of these ops (kael/ops/_register.py)
+method(cumsum)
+method(cumprod)
+method(prod)

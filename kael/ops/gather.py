@@ -12,6 +12,7 @@ from ..autograd.function import Function
 from ..tensor import B, Tensor, _wrap
 from ._util import norm_dim
 from .reduction import _take_key
+from ._register import method
 
 __all__ = ["gather", "scatter", "scatter_add", "index_select", "masked_fill"]  # embedding: kael.nn.functional
 
@@ -208,3 +209,13 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None) -> Tensor:
     if padding_idx is not None and padding_idx < 0:
         padding_idx += n
     return Embedding.apply(weight, idx=input, padding_idx=padding_idx)
+
+
+# Tensor methods of these ops (kael/ops/_register.py)
+method(gather)
+method(scatter)
+method(scatter_add)
+method(index_select)
+method(masked_fill)
+method(scatter, "scatter_", call="self.copy_(_op(self.detach(), dim, index, src, value))")
+method(scatter_add, "scatter_add_", call="self.copy_(_op(self.detach(), dim, index, src))")

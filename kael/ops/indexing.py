@@ -17,6 +17,7 @@ from ..autograd.meta import NoGradViewMeta
 from ..tensor import B, Tensor, _view_op, _wrap
 from ..backend.errors import broadcast_shapes, fmt_shape
 from ._util import operands
+from ._register import method
 
 __all__ = ["index", "index_put_", "inplace_binary", "inplace_copy", "inplace_fill", "inplace_clamp", "check_inplace"]
 
@@ -367,3 +368,19 @@ def index_put_(t: Tensor, key, value) -> Tensor:
     t._storage.bump()
     return t
 
+
+# Tensor methods: indexing and the in-place variants (kael/ops/_register.py)
+method(index, "__getitem__")
+method(inplace_binary, "add_", params="other, alpha=1", call="_op(self, 'add', other if alpha == 1 else other * alpha, 'add_')")
+method(inplace_binary, "sub_", params="other, alpha=1", call="_op(self, 'sub', other if alpha == 1 else other * alpha, 'sub_')")
+method(inplace_binary, "mul_", params="other", call="_op(self, 'mul', other, 'mul_')")
+method(inplace_binary, "div_", params="other", call="_op(self, 'div', other, 'div_')")
+method(inplace_binary, "pow_", params="other", call="_op(self, 'pow', other, 'pow_')")
+method(inplace_binary, "__iadd__", params="other", call="self.add_(other)")
+method(inplace_binary, "__isub__", params="other", call="self.sub_(other)")
+method(inplace_binary, "__imul__", params="other", call="self.mul_(other)")
+method(inplace_binary, "__itruediv__", params="other", call="self.div_(other)")
+method(inplace_copy, "copy_", params="src", call="_op(self, src)")
+method(inplace_fill, "zero_", params="", call="_op(self, 0, 'zero_')")
+method(inplace_fill, "fill_", params="value", call="_op(self, value, 'fill_')")
+method(inplace_clamp, "clamp_", params="min=None, max=None", call="_op(self, min, max)")

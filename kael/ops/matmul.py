@@ -9,6 +9,7 @@ from ..autograd.function import Function
 from ..backend.errors import matmul_error
 from ..tensor import B, Tensor
 from ._util import TORCH_NAMES, promoted, sum_to
+from ._register import method, operator
 
 __all__ = ["matmul", "linear", "mm", "bmm"]
 
@@ -144,3 +145,8 @@ def linear(x, weight, bias=None):
     if bias is None:
         return Linear.apply(x, weight)
     return Linear.apply(x, weight, bias)
+
+
+# Tensor methods and operators of these ops (kael/ops/_register.py)
+operator(matmul, "__matmul__", "__rmatmul__", "matmul")
+method(bmm, params="other", call="_op(self, other)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..tensor import Tensor
 from ._util import TORCH_NAMES
 from .matmul import matmul
+from ._register import method
 
 __all__ = ["dot", "outer"]
 
@@ -34,3 +35,8 @@ def outer(a: Tensor, b: Tensor) -> Tensor:
         if v.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
     return a.unsqueeze(1) * b.unsqueeze(0)
+
+
+# Tensor methods of these ops (kael/ops/_register.py)
+method(dot, params="other", call="_op(self, other)")
+method(outer, params="other", call="_op(self, other)")

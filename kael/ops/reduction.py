@@ -11,6 +11,7 @@ from ..tensor import B, Tensor, _wrap
 from ._util import TORCH_NAMES, norm_dim, norm_dims, not_implemented, operands
 from .arithmetic import maximum, minimum, where
 from .unary import Sqrt, exp
+from ._register import method
 
 __all__ = [
     "sum", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "logsumexp",
@@ -502,3 +503,23 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     if equal_nan:
         close = close | ((a != a) & (b != b))
     return bool(all(close).item())
+
+
+# Tensor methods of these ops (kael/ops/_register.py)
+method(sum)
+method(mean)
+method(var)
+method(std)
+method(max)
+method(min)
+method(amax)
+method(amin)
+method(argmax)
+method(argmin)
+method(logsumexp)
+method(softmax)
+method(log_softmax)
+method(all)
+method(any)
+method(norm)
+method(allclose, params="other, rtol=1e-05, atol=1e-08, equal_nan=False", call="_op(self, other, rtol, atol, equal_nan)")

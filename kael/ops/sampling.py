@@ -11,6 +11,7 @@ import math
 from .. import dtype as dt
 from ..random import default_generator
 from ..tensor import B, Tensor, _wrap
+from ._register import method
 
 __all__ = ["multinomial"]
 
@@ -63,3 +64,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         out.extend(_draw(row, num_samples, replacement, rng))
     shape = (num_samples,) if input.ndim == 1 else (len(rows), num_samples)
     return _wrap(B.from_flat(out, shape, dt.int64))
+
+
+# Tensor methods of these ops (kael/ops/_register.py)
+method(multinomial)

@@ -6,6 +6,7 @@ from ..autograd.function import Function
 from ..backend.errors import fmt_shape
 from ..tensor import B, Tensor, _view_op
 from ._util import norm_dim, norm_dims, reduce_grad, sum_to
+from ._register import method
 
 __all__ = [
     "view", "reshape", "permute", "transpose", "unsqueeze", "squeeze", "flatten", "expand",
@@ -291,3 +292,20 @@ def stack(tensors, dim=0):
             )
     d = norm_dim(dim, len(shape) + 1)
     return cat([unsqueeze(t, d) for t in tensors], d)
+
+
+# Tensor methods of these ops (kael/ops/_register.py)
+method(view)
+method(reshape)
+method(transpose)
+method(permute)
+method(t)
+method(unsqueeze)
+method(squeeze)
+method(flatten)
+method(expand)
+method(clone)
+method(view, "view_as", params="other", call="_op(self, other.shape)")
+method(reshape, "reshape_as", params="other", call="_op(self, other.shape)")
+method(expand, "expand_as", params="other", call="_op(self, other.shape)")
+method(expand, "broadcast_to", params="shape", call="_op(self, shape)")

@@ -12,6 +12,7 @@ from ..backend.scans import argsort as _argsort_kernel
 from ..tensor import B, Tensor, _wrap
 from ._util import norm_dim, norm_dims
 from .gather import gather
+from ._register import method
 
 __all__ = ["sort", "argsort", "topk", "flip", "msort"]
 
@@ -94,3 +95,11 @@ def flip(x: Tensor, dims) -> Tensor:
     dims = norm_dims((dims,) if isinstance(dims, int) else tuple(dims), x.ndim)
     key = tuple(slice(None, None, -1) if d in dims else slice(None) for d in range(x.ndim))
     return Flip.apply(x, key=key)
+
+
+# Tensor methods of these ops (kael/ops/_register.py)
+method(sort)
+method(argsort)
+method(msort)
+method(topk)
+method(flip, params="*dims", call="_op(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)")

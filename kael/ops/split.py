@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from ._util import norm_dim
+from ._register import method
 
 __all__ = ["split", "chunk", "unbind", "narrow", "tensor_split"]
 
@@ -91,3 +92,11 @@ def unbind(x: Tensor, dim: int = 0) -> tuple:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     dim = norm_dim(dim, x.ndim)
     return tuple(_along(x, dim, i) for i in range(x.shape[dim]))
+
+
+# Tensor methods of these ops (kael/ops/_register.py)
+method(split, params="split_size, dim=0", call="_op(self, split_size, dim)")
+method(chunk)
+method(tensor_split)
+method(unbind)
+method(narrow)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import dtype as dt
 from ..autograd.function import Function
 from ..tensor import B, Tensor, _wrap
+from ._register import method
 
 __all__ = ["tril", "triu"]
 
@@ -58,3 +59,8 @@ def triu(x: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two dims (``diagonal`` > 0 drops more above it)."""
     _check("triu", x)
     return Triu.apply(x, diagonal=int(diagonal))
+
+
+# Tensor methods of these ops (kael/ops/_register.py)
+method(tril)
+method(triu)

@@ -13,6 +13,7 @@ from ..autograd.function import Function
 from ..tensor import B, Tensor, _wrap
 from ._util import not_implemented, reduce_grad
 from .arithmetic import where
+from ._register import method
 
 __all__ = [
     "exp", "log", "sqrt", "rsqrt", "abs", "sin", "cos", "tanh", "sigmoid", "relu", "silu", "gelu",
@@ -373,3 +374,18 @@ erf = _unary(Erf, "erf")
 sign = _unary(Sign, "sign")
 floor = _unary(Floor, "floor")
 ceil = _unary(Ceil, "ceil")
+
+
+# Tensor methods of these ops (kael/ops/_register.py)
+method(exp)
+method(log)
+method(sqrt)
+method(rsqrt)
+method(sin)
+method(cos)
+method(tanh)
+method(sigmoid)
+method(relu)
+method(square)
+method(sign)
+method(abs, "__abs__", "abs")
