@@ -42,7 +42,6 @@ TARGETS = {
     "Checkpoint.backward": "kael.utils.checkpoint:Checkpoint.backward",
     # the backward engine: all of it, and what an exercise may keep of it
     "engine": "kael.autograd.engine:*",
-    "engine.bind_tensor": "kael.autograd.engine:_bind_tensor",  # called as kael is imported
     "engine.set_tracer": "kael.autograd.engine:set_tracer",
     "engine.format_shape": "kael.autograd.engine:_fmt",
 }

@@ -2,11 +2,12 @@
 
 A tensor is a backend array (possibly a view), the ``Storage`` it shares with every other view of
 the same memory (which carries the version counter), and an optional ``AutogradMeta``.
-Operations live in ``kael.ops``; the methods here are the PyTorch-shaped front door to them.
+Operations live in ``kael.ops``; the methods that only call an op are registered there, beside
+the op (``kael/ops/_register.py``), and the methods here are the ones with logic of their own.
 
-The import cycle has one idiom: ``kael.ops`` and ``kael.creation`` import ``Tensor`` from here
-at their top; this module imports them at its bottom, once ``Tensor`` exists, and binds
-``Tensor`` into the autograd modules that this module's own imports load first.
+The import cycle has one idiom (CONTRIBUTING.md, "The import cycle"): every module that needs
+``Tensor`` imports it from here at its top; this module imports the modules its methods call
+(autograd, creation, ops) at its bottom, once ``Tensor`` exists.
 """
 
 from __future__ import annotations
@@ -597,13 +598,6 @@ def _rebuild(data, dtype_name, requires_grad):
     return creation.tensor(data, dtype=dt.as_dtype(dtype_name), requires_grad=requires_grad)
 
 
-# The cycle's other half (see the module docstring): bind Tensor where it is needed, then import
-# the modules that import it.
-from . import _format, autograd  # noqa: E402
-from .autograd import engine as _engine  # noqa: E402
-from .autograd import function as _function  # noqa: E402
-
-_function._bind_tensor(Tensor, _wrap, _no_grad_view)
-_engine._bind_tensor(Tensor)
-
-from . import creation, ops  # noqa: E402
+# The cycle's other half (CONTRIBUTING.md, "The import cycle"): the modules this file's methods
+# call import Tensor from here at their top, so they are imported here at the bottom, once it exists.
+from . import _format, autograd, creation, ops  # noqa: E402

@@ -20,6 +20,7 @@ from __future__ import annotations
 import gc
 
 from ..backend import get_backend
+from ..tensor import Tensor as _Tensor
 from .grad_mode import state as _grad_state
 from .hooks import run_node_hooks, run_pre_hooks
 from .node import AccumulateGrad
@@ -31,14 +32,8 @@ from .tracer import NO_TRACER, NoTracer
 __all__ = ["run_backward", "gradient_edge", "set_tracer", "count_dependencies", "NoTracer", "Targets"]
 
 _B = get_backend()
-_Tensor = None  # kael.tensor.Tensor, bound by kael.tensor (which imports this package first)
 _tracer = None  # the installed tracer (kael.viz.trace), or None
 _depth = 0  # nested backward passes (a checkpoint recomputing in backward) are not traced
-
-
-def _bind_tensor(tensor_cls) -> None:
-    global _Tensor
-    _Tensor = tensor_cls
 
 
 def set_tracer(tracer):

@@ -11,6 +11,7 @@ methods see.
 from __future__ import annotations
 
 from ..backend import get_backend
+from ..tensor import Tensor, _no_grad_view, _wrap
 from .grad_mode import state as _grad_state
 from .node import FunctionNode, NodeInput
 from .outputs import record_outputs
@@ -20,18 +21,6 @@ from .source import state as _source
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 B = get_backend()
-
-# Bound by kael.tensor when it is imported (kael.tensor imports the ops, which import this
-# module, so a top-level import here would be circular).
-Tensor = None
-_wrap = None
-_no_grad_view = None
-
-
-def _bind_tensor(tensor_cls, wrap, no_grad_view) -> None:
-    global Tensor, _wrap, _no_grad_view
-    Tensor, _wrap, _no_grad_view = tensor_cls, wrap, no_grad_view
-
 
 class FunctionCtx:
     """The ``ctx`` a forward sees when no history is recorded: saving is a no-op."""

@@ -15,6 +15,11 @@ import itertools
 import random
 import warnings
 
+from .. import autograd
+from ..creation import tensor
+from ..tensor import B, Tensor
+from .grad_mode import no_grad
+
 __all__ = ["gradcheck", "GradcheckError", "reduction_weights"]
 
 
@@ -33,8 +38,6 @@ def _outputs(result):
 
 
 def _weighted_sum(outputs, weights):
-    from ..tensor import Tensor
-
     total = None
     for out, w in zip(outputs, weights):
         if not isinstance(out, Tensor) or not out.dtype.is_floating_point:
@@ -47,8 +50,6 @@ def _weighted_sum(outputs, weights):
 def _poke(x, index, value):
     """Write one element of ``x`` without bumping its version counter: gradcheck must leave its
     inputs as it found them, so a graph that saved ``x`` can still run backward."""
-    from ..tensor import B
-
     B.setitem(x._data, index, B.full((), value, x.dtype))
 
 
@@ -59,11 +60,6 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
     ``GradcheckError`` naming the input and element (or returns False with
     ``raise_exception=False``).
     """
-    from ..autograd import grad as autograd_grad
-    from ..autograd.grad_mode import no_grad
-    from ..creation import tensor
-    from ..tensor import Tensor
-
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not diff:
@@ -88,7 +84,7 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
     if loss is None or not loss.requires_grad:
         analytic = [None] * len(diff)
     else:
-        analytic = autograd_grad(loss, [inputs[i] for i in diff], allow_unused=True)
+        analytic = autograd.grad(loss, [inputs[i] for i in diff], allow_unused=True)
 
     def evaluate():
         value = _weighted_sum(_outputs(fn(*inputs)), weights)

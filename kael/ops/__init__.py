@@ -1,5 +1,7 @@
 """Operations, grouped by family; every differentiable one is a ``Function`` with its VJP."""
 
+from ..tensor import Tensor
+from . import _register
 from ._util import sum_to
 from .arithmetic import *  # noqa: F401,F403
 from .arithmetic import __all__ as _arithmetic
@@ -40,7 +42,4 @@ __all__ = ["sum_to", *_arithmetic, *_unary, *_indexing, *_loss, *_matmul, *_redu
            *_compare, *_cumulative, *_gather, *_layer_norm, *_products, *_sampling, *_sort, *_split, *_triangular]
 
 # the ops that are also Tensor methods, operators or in-place variants (each registered beside its op)
-from ..tensor import Tensor as _Tensor  # noqa: E402
-from . import _register  # noqa: E402
-
-_register.install(_Tensor)
+_register.install(Tensor)

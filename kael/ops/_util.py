@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import dtype as dt
 from ..backend.errors import fmt_shape
 from ..dims import norm_dim, norm_dims
+from ..creation import tensor
 from ..tensor import B, Tensor, _wrap
 
 __all__ = [
@@ -26,8 +27,6 @@ def as_tensor(value, dtype=None) -> Tensor:
         return value
     if isinstance(value, (bool, int, float)):
         return _wrap(B.full((), value, dtype or dt.scalar_dtype(value)))
-    from ..creation import tensor
-
     return tensor(value, dtype=dtype)
 
 

@@ -12,6 +12,7 @@ from ..autograd.function import Function
 from ..backend.scans import cumulative
 from ..tensor import B, Tensor, _wrap
 from ._util import norm_dim
+from .shape import cat
 from .sort import flip
 from ._register import method
 
@@ -85,8 +86,6 @@ class Cumprod(Function):
             rest[lead + (k,)] = ones
             run = _wrap(cumulative(B, "prod", rest._data, d, x.dtype))
             parts.append((g * run)[lead + (slice(k, n),)].sum(d, keepdim=True))
-        from .shape import cat
-
         return cat(parts, d) if parts else g
 
 

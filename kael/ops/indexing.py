@@ -14,6 +14,7 @@ from .. import dtype as dt
 from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.meta import NoGradViewMeta
+from ..creation import tensor
 from ..tensor import B, Tensor, _view_op, _wrap
 from ..backend.errors import broadcast_shapes, fmt_shape
 from ._util import operands
@@ -32,8 +33,6 @@ def _normalize_key(key) -> tuple:
                 raise IndexError(f"tensors used as indices must be long or bool tensors, got {k.dtype.name}")
             out.append(k._data)
         elif isinstance(k, (list, tuple)):
-            from ..creation import tensor
-
             t = tensor(k)
             if t.dtype is not dt.int64 and t.dtype is not dt.bool_:
                 raise IndexError(f"lists used as indices must hold ints or bools, got {t.dtype.name}")

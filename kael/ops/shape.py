@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import dtype as dt
 from ..autograd.function import Function
 from ..backend.errors import fmt_shape
 from ..tensor import B, Tensor, _view_op
@@ -229,8 +230,6 @@ class Cat(Function):
         dtype = tensors[0].dtype
         for t in tensors[1:]:
             if t.dtype is not dtype:
-                from .. import dtype as dt
-
                 dtype = dt.promote_types(dtype, t.dtype)
         arrays = [t._data if t.dtype is dtype else B.astype(t._data, dtype) for t in tensors]
         return B.concat(arrays, dim)
