@@ -14,7 +14,7 @@ import "./learn.css";
 
 export interface LearnHost {
   /** Run a cell's code in the worker; what it printed (and its error, if it failed). */
-  runCell(code: string): Promise<{ output: string; error: string | null }>;
+  runCell(code: string, label: string): Promise<{ output: string; error: string | null }>;
   /** Put the code in the editor and run it there (the output tabs draw its graph). */
   openInEditor(code: string, label: string): void;
   openExercise(id: string): void;
@@ -230,7 +230,7 @@ export class LearnView {
   }
 
   private async runCell(lesson: Lesson, cell: Cell): Promise<CellRun> {
-    const { output, error } = await this.host.runCell(cell.code);
+    const { output, error } = await this.host.runCell(cell.code, `${lesson.title[currentLang()]} · ${cell.name}`);
     const text = error ? `${output}${output && !output.endsWith("\n") ? "\n" : ""}${error}` : output;
     const run: CellRun = { output: text, result: !error && outputMatches(output, cell.expected) ? "matched" : "differs" };
     this.runs.set(`${lesson.id}/${cell.name}`, run);

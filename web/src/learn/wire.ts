@@ -26,7 +26,9 @@ export interface LearnParts {
 export function learnView(p: LearnParts): LearnView {
   const { client, editor } = p;
   return new LearnView({
-    runCell: async (code) => {
+    runCell: async (code, label) => {
+      p.console.clear(); // the console shows this cell's run alone, as it does an exercise's tests
+      p.console.note(t("learn.cell.ran", { label }), "info");
       let output = "";
       const off = client.on((event) => {
         if (event.type === "stdout" || event.type === "stderr") output += event.text;
