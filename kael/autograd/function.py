@@ -102,11 +102,22 @@ class Function:
         finally:
             state.enabled = enabled
 
+        if type(out) is Tensor and ctx._dirty is None:  # the usual case: one tensor
+            for a in args:
+                if out is a:
+                    out = out._alias()
+                    break
+            if node is not None:
+                if B.dtype(out._data).is_floating_point:
+                    out._set_history(node)
+            elif not enabled:
+                _no_grad_view(out)  # a view op's result under no_grad
+            return out
         dirty = ctx._dirty
         if dirty:
             return _dirty_outputs(out, dirty, node)
         if isinstance(out, tuple):
-            outs = tuple(_as_output(o, args, Tensor, _wrap) for o in out)
+            outs = tuple(_as_output(o, args, cls) for o in out)
             if node is not None and not cls._builtin:
                 record_outputs(node, outs, Tensor)
             elif node is not None:
@@ -119,18 +130,9 @@ class Function:
                 if floating:
                     floating[0]._set_history(node)
             return outs
-        if type(out) is B.array_type:  # the usual case: a freshly computed array, no view
-            out = _wrap(out)
-            if node is not None and B.dtype(out._data).is_floating_point:
-                out._set_history(node)
+        out = _as_output(out, args, cls)
+        if not isinstance(out, Tensor):
             return out
-        if type(out) is not Tensor:
-            out = _as_output(out, args, Tensor, _wrap)
-        else:
-            for a in args:
-                if out is a:
-                    out = out._alias()
-                    break
         if node is not None:
             if B.dtype(out._data).is_floating_point:
                 out._set_history(node)
@@ -176,14 +178,17 @@ class Function:
 _NO_GRAD_NEEDED = [(False,) * n for n in range(8)]
 
 
-def _as_output(out, args, Tensor, wrap):
+def _as_output(out, args, cls):
     if isinstance(out, Tensor):
         for a in args:
             if out is a:
                 return out._alias()
         return out
     if type(out) is B.array_type:
-        return wrap(out)
+        raise TypeError(
+            f"{cls.__name__}.forward returned a backend array: forward returns Tensors "
+            "(wrap the array with kael.tensor._wrap)"
+        )
     return out  # None, a number or any other Python value, as PyTorch passes it through
 
 

@@ -34,11 +34,11 @@ def _binary_forward(op, a, b):
     da, db = a._data, b._data
     ta, tb = B.dtype(da), B.dtype(db)
     if ta is tb and (ta.is_floating_point or op != "div"):
-        return B.binary(op, da, db)
+        return _wrap(B.binary(op, da, db))
     dtype = _common_dtype(a, b, ta, tb)
     if op == "div" and not dtype.is_floating_point:
         dtype = dt.get_default_dtype()
-    return B.binary(op, promoted(a, dtype), promoted(b, dtype))
+    return _wrap(B.binary(op, promoted(a, dtype), promoted(b, dtype)))
 
 
 def _grads(ctx, ga, gb):
@@ -115,8 +115,7 @@ class Pow(Function):
     def forward(ctx, a, b):
         out = _binary_forward("pow", a, b)
         if ctx.needs_input_grad[1]:
-            out = _wrap(out)  # the result itself: an in-place change to it raises the version error
-            ctx.save_for_backward(a, b, out)
+            ctx.save_for_backward(a, b, out)  # the result itself: an in-place change to it raises the version error
         else:
             ctx.save_for_backward(a, b)
         return out
@@ -209,7 +208,7 @@ class Neg(Function):
 
     @staticmethod
     def forward(ctx, a):
-        return B.unary("neg", a._data)
+        return _wrap(B.unary("neg", a._data))
 
     @staticmethod
     def backward(ctx, g):
@@ -225,7 +224,7 @@ class Clamp(Function):
     def forward(ctx, a, lo=None, hi=None):
         ctx.save_for_backward(a)
         ctx.lo, ctx.hi = lo, hi
-        return B.clip(a._data, lo, hi)
+        return _wrap(B.clip(a._data, lo, hi))
 
     @staticmethod
     def backward(ctx, g):
@@ -286,7 +285,7 @@ class Where(Function):
     def forward(ctx, cond, a, b):
         ctx.save_for_backward(cond)
         dtype = a.dtype if a.dtype is b.dtype else _common_dtype(a, b, a.dtype, b.dtype)
-        return B.where(cond._data, promoted(a, dtype), promoted(b, dtype))
+        return _wrap(B.where(cond._data, promoted(a, dtype), promoted(b, dtype)))
 
     @staticmethod
     def backward(ctx, g):
@@ -304,7 +303,7 @@ class Cast(Function):
 
     @staticmethod
     def forward(ctx, a, dtype=None):
-        return B.cast(a._data, dtype)
+        return _wrap(B.cast(a._data, dtype))
 
     @staticmethod
     def backward(ctx, g):
@@ -464,7 +463,7 @@ def _integer_safe_forward(op, a, b):
     db = promoted(b, dtype)
     if not dtype.is_floating_point and B.shape(a._data) != (0,) and 0 not in B.shape(a._data) and B.item(B.sum(B.binary("eq", db, B.full((), 0, dtype)), tuple(range(len(B.shape(db)))), False)):
         raise RuntimeError("ZeroDivisionError")
-    return B.binary(op, promoted(a, dtype), db)
+    return _wrap(B.binary(op, promoted(a, dtype), db))
 
 
 class RemainderOfNumber(Remainder):
@@ -511,3 +510,12 @@ method(maximum, params="other", call="_op(self, other)")
 method(minimum, params="other", call="_op(self, other)")
 method(where, params="condition, other", call="_op(condition, self, other)")
 method(logical_not)
+method(logical_and, params="other", call="_op(self, other)")
+method(logical_or, params="other", call="_op(self, other)")
+method(logical_xor, params="other", call="_op(self, other)")
+method(floor_divide, params="other", call="_op(self, other)")
+method(remainder, params="other", call="_op(self, other)")
+method(bitwise_and, params="other", call="_op(self, other)")
+method(bitwise_or, params="other", call="_op(self, other)")
+method(bitwise_xor, params="other", call="_op(self, other)")
+method(bitwise_not)

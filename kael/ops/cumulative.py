@@ -31,7 +31,7 @@ class Cumsum(Function):
     @staticmethod
     def forward(ctx, x, dim=0, dtype=None):
         ctx.dim = dim
-        return cumulative(B, "sum", x._data, dim, dtype)
+        return _wrap(cumulative(B, "sum", x._data, dim, dtype))
 
     @staticmethod
     def backward(ctx, g):
@@ -72,7 +72,7 @@ class Cumprod(Function):
     def forward(ctx, x, dim=0, dtype=None):
         ctx.dim = dim
         ctx.save_for_backward(x)
-        return cumulative(B, "prod", x._data, dim, dtype)
+        return _wrap(cumulative(B, "prod", x._data, dim, dtype))
 
     @staticmethod
     def backward(ctx, g):
@@ -112,7 +112,7 @@ class Prod(Function):
             run = cumulative(B, "prod", x._data, dim, dtype)
             out = B.getitem(run, (slice(None),) * dim + (slice(n - 1, n),))
         shape = B.shape(out)
-        return B.copy(out) if keepdim else B.view(B.copy(out), shape[:dim] + shape[dim + 1:])
+        return _wrap(B.copy(out) if keepdim else B.view(B.copy(out), shape[:dim] + shape[dim + 1:]))
 
     @staticmethod
     def backward(ctx, g):

@@ -46,7 +46,7 @@ class Gather(Function):
     @staticmethod
     def forward(ctx, x, dim=0, idx=None):
         ctx.key = _take_key(x.ndim, dim, idx._data)
-        return B.getitem(x._data, ctx.key)
+        return _wrap(B.getitem(x._data, ctx.key))
 
     @staticmethod
     def backward(ctx, g):
@@ -72,7 +72,7 @@ class IndexSelect(Gather):
     @staticmethod
     def forward(ctx, x, dim=0, idx=None):
         ctx.key = (slice(None),) * dim + (idx._data,)
-        return B.getitem(x._data, ctx.key)
+        return _wrap(B.getitem(x._data, ctx.key))
 
 
 def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -97,7 +97,7 @@ class Scatter(Function):
         out = B.copy(x._data)
         part = B.getitem(src._data, ctx.part)
         (B.index_add_ if add else B.setitem)(out, ctx.key, part)
-        return out
+        return _wrap(out)
 
     @staticmethod
     def backward(ctx, g):
@@ -143,7 +143,7 @@ class MaskedFill(Function):
     def forward(ctx, x, value, mask=None):
         ctx.mask = mask
         v = value._data if B.dtype(value._data) is x.dtype else B.astype(value._data, x.dtype)
-        return B.where(mask, v, x._data)
+        return _wrap(B.where(mask, v, x._data))
 
     @staticmethod
     def backward(ctx, g):
@@ -179,7 +179,7 @@ class Embedding(Function):
     @staticmethod
     def forward(ctx, weight, idx=None, padding_idx=None):
         ctx.idx, ctx.padding_idx = idx._data, padding_idx
-        return B.getitem(weight._data, (ctx.idx,))
+        return _wrap(B.getitem(weight._data, (ctx.idx,)))
 
     @staticmethod
     def backward(ctx, g):

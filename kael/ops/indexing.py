@@ -64,7 +64,7 @@ class Index(Function):
     def forward(ctx, a, key=()):
         ctx.key = key
         out = B.getitem(a._data, key)
-        return _view_op(out, a) if _is_basic(key) else out
+        return _view_op(out, a) if _is_basic(key) else _wrap(out)
 
     @staticmethod
     def backward(ctx, g):

@@ -94,11 +94,11 @@ class NllLoss(Function):
         if reduction == "none":
             out = B.full((n,), 0, logp.dtype)
             B.setitem(out, (B.from_flat(rows, (len(rows),), dt.int64),), B.unary("neg", picked))
-            return out
+            return _wrap(out)
         total = B.sum(B.unary("neg", picked), (0,), False)
         if reduction == "mean":  # 0 / 0 = nan when every target is ignored, as in PyTorch
             total = B.binary("div", total, B.full((), float(len(rows)), logp.dtype))
-        return total
+        return _wrap(total)
 
     @staticmethod
     def backward(ctx, g):

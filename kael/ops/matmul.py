@@ -7,7 +7,7 @@ import math
 from .. import dtype as dt
 from ..autograd.function import Function
 from ..backend.errors import matmul_error
-from ..tensor import B, Tensor
+from ..tensor import B, Tensor, _wrap
 from ._util import TORCH_NAMES, promoted, sum_to
 from ._register import method, operator
 
@@ -29,7 +29,7 @@ class Matmul(Function):
         need = ctx.needs_input_grad
         ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         dtype = _common(a, b)
-        return B.matmul(promoted(a, dtype), promoted(b, dtype))
+        return _wrap(B.matmul(promoted(a, dtype), promoted(b, dtype)))
 
     @staticmethod
     def backward(ctx, g):
@@ -110,7 +110,7 @@ class Linear(Function):
         out = B.matmul(promoted(x, dtype), B.permute(promoted(weight, dtype), (1, 0)))
         if bias is not None:
             out = B.binary("add", out, promoted(bias, dtype))
-        return out
+        return _wrap(out)
 
     @staticmethod
     def backward(ctx, g):

@@ -34,7 +34,7 @@ class Pad(Function):
         shape, ctx.dst, ctx.src = _windows(x.shape, pad)
         out = B.full(shape, value, x.dtype)
         B.setitem(out, ctx.dst, B.getitem(x._data, ctx.src))
-        return out
+        return _wrap(out)
 
     @staticmethod
     def backward(ctx, g):

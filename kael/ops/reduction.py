@@ -59,7 +59,7 @@ class Sum(Function):
         arr = a._data
         if dtype is not None and B.dtype(arr) is not dtype:
             arr = B.astype(arr, dtype)
-        return B.sum(arr, dims, keepdim)
+        return _wrap(B.sum(arr, dims, keepdim))
 
     @staticmethod
     def backward(ctx, g):
@@ -104,7 +104,7 @@ class Mean(Function):
     def forward(ctx, a, dims=(), keepdim=False, n=1):
         ctx.dims, ctx.keepdim, ctx.n = dims, keepdim, n
         arr = a._data
-        return B.binary("div", B.sum(arr, dims, keepdim), B.full((), n, B.dtype(arr)))
+        return _wrap(B.binary("div", B.sum(arr, dims, keepdim), B.full((), n, B.dtype(arr))))
 
     @staticmethod
     def backward(ctx, g):

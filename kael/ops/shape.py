@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import dtype as dt
 from ..autograd.function import Function
 from ..backend.errors import fmt_shape
-from ..tensor import B, Tensor, _view_op
+from ..tensor import B, Tensor, _view_op, _wrap
 from ._util import norm_dim, norm_dims, reduce_grad, sum_to
 from ._register import method
 
@@ -53,7 +53,7 @@ class View(Function):
                     f"dimension spans across two contiguous subspaces); shape {fmt_shape(a.shape)} with "
                     f"strides {list(a.stride())} cannot be viewed as {fmt_shape(shape)}. Use .reshape(...) instead."
                 )
-            return B.view(B.copy(a._data), shape)
+            return _wrap(B.view(B.copy(a._data), shape))
         return _view_op(arr, a)
 
     @staticmethod
@@ -206,7 +206,7 @@ class Clone(Function):
 
     @staticmethod
     def forward(ctx, a):
-        return B.copy(a._data)
+        return _wrap(B.copy(a._data))
 
     @staticmethod
     def backward(ctx, g):
@@ -232,7 +232,7 @@ class Cat(Function):
             if t.dtype is not dtype:
                 dtype = dt.promote_types(dtype, t.dtype)
         arrays = [t._data if t.dtype is dtype else B.astype(t._data, dtype) for t in tensors]
-        return B.concat(arrays, dim)
+        return _wrap(B.concat(arrays, dim))
 
     @staticmethod
     def backward(ctx, g):

@@ -83,7 +83,7 @@ class Flip(Function):
     @staticmethod
     def forward(ctx, x, key=()):
         ctx.key = key
-        return B.copy(B.getitem(x._data, key))
+        return _wrap(B.copy(B.getitem(x._data, key)))
 
     @staticmethod
     def backward(ctx, g):

@@ -27,7 +27,7 @@ class Tril(Function):
     @classmethod
     def forward(cls, ctx, x, diagonal=0):
         ctx.diagonal = diagonal
-        return _masked(x._data, diagonal, cls.lower)
+        return _wrap(_masked(x._data, diagonal, cls.lower))
 
     @classmethod
     def backward(cls, ctx, g):

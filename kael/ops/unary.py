@@ -54,7 +54,7 @@ class Log(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return B.unary("log", _float_input(a, "log"))
+        return _wrap(B.unary("log", _float_input(a, "log")))
 
     @staticmethod
     def backward(ctx, g):
@@ -87,7 +87,7 @@ class Abs(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return B.unary("abs", a._data)
+        return _wrap(B.unary("abs", a._data))
 
     @staticmethod
     def backward(ctx, g):
@@ -103,7 +103,7 @@ class Sin(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return B.unary("sin", _float_input(a, "sin"))
+        return _wrap(B.unary("sin", _float_input(a, "sin")))
 
     @staticmethod
     def backward(ctx, g):
@@ -119,7 +119,7 @@ class Cos(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return B.unary("cos", _float_input(a, "cos"))
+        return _wrap(B.unary("cos", _float_input(a, "cos")))
 
     @staticmethod
     def backward(ctx, g):
@@ -187,7 +187,7 @@ class Silu(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         x = _float_input(a, "silu")
-        return B.binary("mul", x, B.unary("sigmoid", x))
+        return _wrap(B.binary("mul", x, B.unary("sigmoid", x)))
 
     @staticmethod
     def backward(ctx, g):
@@ -241,7 +241,7 @@ class Square(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         arr = a._data
-        return B.unary("square", B.astype(arr, dt.int64) if B.dtype(arr) is dt.bool_ else arr)  # bool**2 is int64
+        return _wrap(B.unary("square", B.astype(arr, dt.int64) if B.dtype(arr) is dt.bool_ else arr))  # bool**2 is int64
 
     @staticmethod
     def backward(ctx, g):
@@ -333,7 +333,7 @@ class Erf(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return B.unary("erf", _float_input(a, "erf"))
+        return _wrap(B.unary("erf", _float_input(a, "erf")))
 
     @staticmethod
     def backward(ctx, g):
@@ -351,7 +351,7 @@ class _PiecewiseConstant(Function):
 
     @classmethod
     def forward(cls, ctx, a):
-        return B.unary(cls.op, a._data)
+        return _wrap(B.unary(cls.op, a._data))
 
     @staticmethod
     def backward(ctx, g):
@@ -388,4 +388,7 @@ method(sigmoid)
 method(relu)
 method(square)
 method(sign)
+method(erf)
+method(floor)
+method(ceil)
 method(abs, "__abs__", "abs")
