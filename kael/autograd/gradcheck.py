@@ -53,6 +53,18 @@ def _poke(x, index, value):
     B.setitem(x._data, index, B.full((), value, x.dtype))
 
 
+def _weights(outputs, seed):
+    """One weight tensor per floating-point output (output ``k`` draws from ``seed + k``)."""
+    weights = []
+    for k, out in enumerate(outputs):
+        if isinstance(out, Tensor) and out.dtype.is_floating_point:
+            w = reduction_weights(out.numel(), seed + k)
+            weights.append(tensor(w, dtype=out.dtype).reshape(out.shape))
+        else:
+            weights.append(None)
+    return weights
+
+
 def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, seed=0):
     """Compare autograd's gradients of ``fn(*inputs)`` with central differences.
 
@@ -73,13 +85,7 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
             )
 
     outputs = _outputs(fn(*inputs))
-    weights = []
-    for k, out in enumerate(outputs):
-        if isinstance(out, Tensor) and out.dtype.is_floating_point:
-            w = reduction_weights(out.numel(), seed + k)
-            weights.append(tensor(w, dtype=out.dtype).reshape(out.shape))
-        else:
-            weights.append(None)
+    weights = _weights(outputs, seed)
     loss = _weighted_sum(outputs, weights)
     if loss is None or not loss.requires_grad:
         analytic = [None] * len(diff)
