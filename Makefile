@@ -47,8 +47,9 @@ PYODIDE_PINS := \
 
 # Lane (a) runs the whole tree on numpy; lane (b) runs these on the pure-Python backend.
 PYTHON_LANE_DIRS := tests/kael tests/exercises
-# Lane (c) runs these inside Pyodide under Node (the harness's in-process path is the browser's).
-PYODIDE_LANE_DIRS := tests/kael tests/exercises/test_inprocess.py
+# Lane (c) runs these inside Pyodide under Node (the harness's in-process path is the browser's;
+# tests/pyodide: what only Pyodide has, such as the JavaScript kernels).
+PYODIDE_LANE_DIRS := tests/kael tests/exercises/test_inprocess.py tests/pyodide
 
 .PHONY: setup system-packages pyodide-wheels wheel web test test-web test-numpy test-python test-pyodide \
 	fuzz serve serve-cluster bench mutation clean
