@@ -36,12 +36,13 @@ def _dims(a, dims):
     return tuple(range(len(a.shape))) if dims is None else tuple(dims)
 
 
-def _reduce(a: PyArray, dims, fn, empty):
+def _reduce(a: PyArray, dims, fn, empty, one=None):
+    """``fn`` over each group; a group of one element is that element, or ``one(values)``."""
     vals, k, kept = _groups(a, dims)
     if k == 0:
         out = empty(kept)
     elif k == 1:
-        out = vals
+        out = vals if one is None else one(vals)
     elif len(vals) == k:
         out = [fn(vals)]
     else:
@@ -54,7 +55,9 @@ def sum_over(a: PyArray, dims, keepdim: bool) -> PyArray:
     dims = _dims(a, dims)
     dtype = dt.int64 if a.dtype is dt.bool_ else a.dtype
     zero = 0.0 if dtype.is_floating_point else 0
-    out, kept = _reduce(a, dims, sum, lambda shape: [zero] * _size(shape))
+    # a sum starts at +0.0, as numpy's and PyTorch's do: the sum of a lone -0.0 is +0.0
+    one = (lambda vals: [v + 0.0 for v in vals]) if dtype.is_floating_point else None
+    out, kept = _reduce(a, dims, sum, lambda shape: [zero] * _size(shape), one)
     if a.dtype is dt.bool_ and out and type(out[0]) is bool:
         out = list(map(int, out))
     return new(out, _out_shape(a, dims, kept, keepdim), dtype)

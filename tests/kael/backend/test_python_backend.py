@@ -844,3 +844,13 @@ def test_advanced_getitem_and_setitem_on_random_layouts_match_numpy(arrays, data
     P.setitem(p, kp, P.from_nested(value, dt.int64))
     N.setitem(n, kn, N.from_nested(value, dt.int64))
     assert_same(p, n)
+
+
+@pytest.mark.parametrize("dims", [None, (0,), (1,), (0, 1)])
+def test_a_sum_of_negative_zeros_is_positive_zero_as_in_numpy(dims):
+    # torchdiff seed 777002815: a one-row sum kept -0.0, so inf / it was -inf (PyTorch: inf)
+    for shape in [(1, 1), (1, 3), (2, 1)]:
+        p, n = pair([[-0.0] * shape[1]] * shape[0], dt.float64)
+        sp, sn = P.sum(p, dims, False), N.sum(n, dims, False)
+        signs = [math.copysign(1, v) for v in np.ravel(P.tolist(sp))]
+        assert signs == [math.copysign(1, v) for v in np.ravel(N.tolist(sn))] == [1.0] * len(signs)
