@@ -1,9 +1,11 @@
 """The stepper in Chromium: the learner's own forward code recorded line by line and stepped on
-the Trace tab's graph, then its backward pass on the same graph; the in-place error's three
-lines; a long loop cut with a note; a share link landing on a forward step."""
+the Trace tab's graph, then its backward pass on the same graph; the Graph tab's drawing and the
+Memory tab's curve following the same steps; the in-place error's three lines; a long loop cut
+with a note; a share link landing on a forward step."""
 
 from __future__ import annotations
 
+import os
 import re
 
 from playwright.sync_api import Page, expect
@@ -11,7 +13,8 @@ from playwright.sync_api import Page, expect
 from .test_playground import run, set_code, wait_idle
 from .test_trace_truth import recenter
 
-SHOTS = "/tmp/h24shots"
+SHOTS = "/tmp/h24shots2"
+os.makedirs(SHOTS, exist_ok=True)
 
 DIAMOND = """import kael
 
@@ -83,7 +86,7 @@ def test_diamond_stepped_forward_then_backward_on_one_graph(app: Page):
     app.set_viewport_size({"width": 390, "height": 844})
     recenter(app)
     app.locator(".trace-view .graph-canvas").scroll_into_view_if_needed()
-    app.locator(".trace-view").screenshot(path="/tmp/h24shots/forward-step3-390.png")
+    app.locator(".trace-view").screenshot(path=f"{SHOTS}/forward-step3-390.png")
     app.set_viewport_size({"width": 1440, "height": 900})
     # Then the backward pass on the same graph: x's grad is absent until AccumulateGrad, step 5.
     for _ in range(len(FORWARD) - 3):
@@ -114,6 +117,115 @@ def test_clicking_a_node_marks_its_line_and_a_line_lights_its_nodes(app: Page):
     app.locator(".cm-line").nth(3).click()  # line 4: a = x * 2
     expect(view.locator(".item.recorded.function, .item.recorded.accumulate")).to_have_count(2)
     expect(view.locator(".item.recorded").first).to_have_attribute("data-name", re.compile("AccumulateGrad|MulBackward"))
+
+
+def open_following(page: Page, tab: str):
+    """The Graph or Memory tab of a recorded run, its bar showing the stepper's first step."""
+    page.get_by_role("tab", name=tab).click()
+    panel = page.locator(".graph-view" if tab == "Graph" else ".memory-view")
+    expect(panel.get_by_test_id(f"{tab.lower()}-step-position")).to_have_text(re.compile(r"^Forward step 1 of "))
+    return panel
+
+
+def saved_lines(view, name: str):
+    return view.locator(f'.item:not(.future)[data-name="{name}"] text').filter(has_text=re.compile(r" B$"))
+
+
+def test_graph_tab_grows_with_the_forward_steps_and_plays_the_backward(app: Page):
+    set_code(app, DIAMOND)
+    record_run(app)
+    view = open_following(app, "Graph")
+    expect(view.locator(".graph-canvas")).to_have_attribute("data-state", "drawn")
+    position = view.get_by_test_id("graph-step-position")
+    next_step = view.get_by_role("button", name="Next step")
+    for i, (line, nodes) in enumerate(FORWARD):
+        if i:
+            next_step.click()
+        expect(position).to_have_text(re.compile(rf"^Forward step {i + 1} of {len(FORWARD)} · line {line}$"))
+        expect(app.locator(".cm-line-note-step")).to_have_attribute("data-line", str(line))
+        assert shown_nodes(view) == nodes, (i + 1, shown_nodes(view))
+        if i == 2:  # a = x * 2: its two boxes lit, its saved constant drawn with its bytes
+            expect(view.locator(".item.recorded.function, .item.recorded.accumulate")).to_have_count(2)
+            expect(saved_lines(view, "MulBackward")).to_have_text(["other [] 8 B"])
+            app.screenshot(path=f"{SHOTS}/graph-tab-forward-step3-1440.png")
+            app.set_viewport_size({"width": 390, "height": 844})
+            next_step.click()
+            view.get_by_role("button", name="Previous step").click()
+            expect(position).to_have_text(re.compile(r"^Forward step 3 of "))
+            app.screenshot(path=f"{SHOTS}/graph-tab-forward-step3-390.png", full_page=True)
+            app.set_viewport_size({"width": 1440, "height": 900})
+        if nodes:
+            expect(x_grad(view)).to_have_text("grad None")
+    # The same stepper: the Trace tab is where the Graph tab's bar left it, and back again.
+    app.get_by_role("tab", name="Trace").click()
+    expect(app.get_by_test_id("trace-position")).to_have_text(re.compile(rf"^Forward step {len(FORWARD)} of "))
+    app.get_by_role("tab", name="Graph").click()
+    for step in range(6):
+        next_step.click()
+        expect(position).to_have_text(f"Backward step {step} of 5")
+        assert shown_nodes(view) == FORWARD[-1][1]
+        if step:
+            expect(view.locator(".item.current")).to_have_attribute("data-name", BACKWARD[step - 1])
+        expect(x_grad(view)).to_have_text("grad [5, 5]" if step == 5 else "grad None")
+    app.screenshot(path=f"{SHOTS}/graph-tab-backward-step5-1440.png")
+    # Its keys step both phases too.
+    view.get_by_role("button", name="Previous step").focus()
+    app.keyboard.press("Home")
+    expect(position).to_have_text(re.compile(r"^Forward step 1 of "))
+    assert shown_nodes(view) == []
+
+
+# The bytes held by saved tensors at each stepper step of DIAMOND: the lines (x * 2 and x * 3
+# save a float64 constant each; backward() on line 7 releases them), then the backward pass's
+# frames (start, Sum, Add, then each Mul frees its 8 bytes, AccumulateGrad).
+HELD = [0, 0, 8, 16, 16, 0, 0] + [16, 16, 16, 8, 0, 0]
+
+
+def test_memory_tab_curve_follows_the_steps(app: Page):
+    set_code(app, DIAMOND)
+    record_run(app)
+    view = open_following(app, "Memory")
+    card = view.get_by_test_id("stepper-memory")
+    position = view.get_by_test_id("memory-step-position")
+    next_step = view.get_by_role("button", name="Next step")
+    for i, held in enumerate(HELD):
+        if i:
+            next_step.click()
+        expect(card).to_have_attribute("data-step", str(i))
+        expect(card).to_have_attribute("data-bytes", str(held))
+        expect(view.get_by_test_id("stepper-memory-held")).to_contain_text(f"{held} B held by saved tensors")
+        if i == 3:
+            expect(position).to_have_text(re.compile(r"^Forward step 4 of 7 · line 5$"))
+            app.screenshot(path=f"{SHOTS}/memory-tab-forward-step4-1440.png")
+    expect(position).to_have_text("Backward step 5 of 5")
+    app.screenshot(path=f"{SHOTS}/memory-tab-backward-step5-1440.png")
+    app.set_viewport_size({"width": 390, "height": 844})
+    app.screenshot(path=f"{SHOTS}/memory-tab-backward-step5-390.png", full_page=True)
+    app.set_viewport_size({"width": 1440, "height": 900})
+    # Stepping on the Trace tab moves the curve too.
+    app.get_by_role("tab", name="Trace").click()
+    app.get_by_role("button", name="First step").click()
+    app.get_by_role("tab", name="Memory").click()
+    expect(card).to_have_attribute("data-step", "0")
+
+
+TWO_MOONS_LIKE = """import kael
+
+w = kael.ones(4, requires_grad=True)
+for step in range(5):
+    loss = (w * w).sum()
+    loss.backward()
+"""
+
+
+def test_only_the_first_backward_passes_are_traced_with_a_note(app: Page):
+    set_code(app, TWO_MOONS_LIKE)
+    record_run(app)
+    notice = app.get_by_test_id("fwd-notice")
+    expect(notice).to_have_text("The first 3 of 5 backward passes are traced; the others ran untraced.")
+    view = open_following(app, "Graph")
+    expect(view.get_by_test_id("graph-step-notice")).to_have_text(
+        "The first 3 of 5 backward passes are traced; the others ran untraced.")
 
 
 INPLACE = """import kael

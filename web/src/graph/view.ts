@@ -26,6 +26,7 @@ export class GraphView {
   private data: GraphData | null = null;
   private title: string | null = null;
   private selected: LayoutItem | null = null;
+  private stepped: GraphData | null = null; // the graph as of a stepper's step (its details)
   private statusText = "";
 
   constructor() {
@@ -68,6 +69,7 @@ export class GraphView {
 
   show(data: GraphData, title?: string | null): void {
     this.data = data;
+    this.stepped = null;
     this.title = title ?? null;
     this.element.classList.add("has-graph");
     this.refreshText();
@@ -75,8 +77,15 @@ export class GraphView {
     void this.drawing.show(data);
   }
 
+  /** The details show the graph as of a stepper's step (gradients not arrived yet are None). */
+  showStep(data: GraphData | null): void {
+    this.stepped = data;
+    this.showDetails(this.selected);
+  }
+
   reset(): void {
     this.data = null;
+    this.stepped = null;
     this.statusText = "";
     this.drawing.reset();
     this.element.classList.remove("has-graph");
@@ -119,7 +128,9 @@ export class GraphView {
       this.details.append(h("p", { class: "muted" }, t("graph.select")));
       return;
     }
-    this.details.append(...describeItem(item, this.data));
+    const data = this.stepped ?? this.data;
+    const tensor = this.stepped && item.tensor ? this.stepped.tensors.find((x) => x.id === item.tensor?.id) : undefined;
+    this.details.append(...describeItem(tensor ? { ...item, tensor } : item, data));
   }
 }
 

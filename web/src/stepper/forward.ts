@@ -159,10 +159,19 @@ export class ForwardPhase {
     );
   }
 
-  /** A note when the recording is not the whole run (the cap, or Stop). */
+  /** A note when the recording is not the whole run (a cap, or Stop), one sentence a cause. */
   notice(): string | null {
-    if (this.data.truncated) return sw("fwd.cut", { max: this.data.max_steps, line: this.data.stopped_at ?? "?" });
-    if (this.data.stopped) return sw("fwd.stopped");
-    return null;
+    const d = this.data;
+    const notes: string[] = [];
+    if (d.truncated && d.cut_by === "nodes") notes.push(sw("fwd.cut.nodes", { max: d.max_nodes, line: d.stopped_at ?? "?" }));
+    else if (d.truncated) notes.push(sw("fwd.cut", { max: d.max_steps, line: d.stopped_at ?? "?" }));
+    else if (d.stopped) notes.push(sw("fwd.stopped"));
+    if (!d.graph && !d.trace && d.graph_nodes > d.max_graph_nodes) notes.push(sw("fwd.graph.large", { max: d.max_graph_nodes }));
+    const kept = d.backward;
+    if (kept && kept.largest_untraced) notes.push(sw("bwd.large", { nodes: kept.largest_untraced, max: kept.max_nodes ?? "?" }));
+    if (kept && kept.untraced && kept.max_passes !== null && kept.traced >= kept.max_passes) {
+      notes.push(sw("bwd.passes", { traced: kept.traced, total: kept.traced + kept.untraced }));
+    }
+    return notes.length ? notes.join(" ") : null;
   }
 }

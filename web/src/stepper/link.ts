@@ -3,10 +3,41 @@
 // import each other: the page connects both to this one link.
 
 import type { CodeEditor, LineNote } from "../editor/editor";
+import type { Highlight } from "../graph/canvas";
+import type { GraphDrawing } from "../graph/drawing";
+import type { GraphData } from "../graph/types";
 import type { PyError, RunOptions } from "../worker/protocol";
 import { sw } from "./words";
 
 type NotesListener = (notes: LineNote[], reveal: boolean) => void;
+
+/** The bytes saved tensors hold at each of the stepper's steps (forward lines, then the
+ * backward frames), read from the recording: a step's `held_bytes`, then what the pass frees. */
+export interface StepperMemory {
+  held: number[];
+  backwardFrom: number; // the index of the first backward frame (held.length when none)
+}
+
+/** Where the one stepper is: the Trace tab owns it, the Graph and Memory tabs follow it. */
+export interface StepperFrame {
+  index: number;
+  total: number; // steps (index runs 0 .. total - 1)
+  text: string; // "Forward step 3 of 6 · line 3"
+  phase: "forward" | "backward";
+  graph: GraphData | null; // the stepper's graph as of this step (gradients as they stand)
+  /** The step's highlight for a drawing of the stepper's graph (its own boxes and groups). */
+  highlight(drawing: GraphDrawing): Highlight;
+  focus: (highlight: Highlight) => string | null; // the box to center on
+  memory: StepperMemory;
+  notice: string | null;
+}
+
+/** A view that follows the stepper: it draws the stepper's graph and each step on it. */
+export interface StepperFollower {
+  graph(data: GraphData): void;
+  frame(frame: StepperFrame): void;
+  reset(): void;
+}
 
 class StepperLink {
   private notes: NotesListener = () => {};
@@ -28,6 +59,35 @@ class StepperLink {
 
   lineClicked(line: number): void {
     for (const listener of this.lines) listener(line);
+  }
+
+  private followers: StepperFollower[] = [];
+  private goer: (index: number) => void = () => {};
+
+  /** A tab that draws what the stepper shows (the Graph tab's graph, the Memory tab's curve). */
+  follow(follower: StepperFollower): void {
+    this.followers.push(follower);
+  }
+
+  showGraph(data: GraphData): void {
+    for (const f of this.followers) f.graph(data);
+  }
+
+  showFrame(frame: StepperFrame): void {
+    for (const f of this.followers) f.frame(frame);
+  }
+
+  resetFollowers(): void {
+    for (const f of this.followers) f.reset();
+  }
+
+  /** The stepper moves to `index` (a follower's own buttons and keys drive the one stepper). */
+  onGo(go: (index: number) => void): void {
+    this.goer = go;
+  }
+
+  go(index: number): void {
+    this.goer(index);
   }
 
   /** The page's Run (the Trace tab's "Record and step" starts a recorded run). */

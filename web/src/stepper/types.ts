@@ -39,13 +39,27 @@ export interface ForwardData {
   steps: ForwardStep[];
   nodes: number;
   truncated: boolean;
+  cut_by: "steps" | "nodes" | null; // the cap that cut the recording
   stopped_at: number | null;
   max_steps: number;
+  max_nodes: number;
   held_bytes: number;
-  graph: GraphData | null;
-  trace: TraceData | null; // the run's backward passes (the playground's stepper records them)
+  graph: GraphData | null; // null also when the graph has more than max_graph_nodes nodes
+  graph_nodes: number;
+  max_graph_nodes: number;
+  trace: TraceData | null; // the run's first backward passes (the playground's stepper records them)
+  backward?: BackwardKept; // what the playground's recording kept of the backward passes
   stopped: boolean; // Stop ended the run
   source: string[]; // the program's lines, as run
+}
+
+/** The backward passes the playground's recording traced, and those it let run untraced. */
+export interface BackwardKept {
+  traced: number;
+  untraced: number;
+  largest_untraced: number; // nodes of the largest pass left untraced for its size (0: none)
+  max_passes: number | null;
+  max_nodes: number | null;
 }
 
 export function isForward(data: unknown): data is ForwardData {

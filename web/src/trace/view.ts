@@ -21,28 +21,16 @@ import {
 } from "../graph/types";
 import { describeItem } from "../graph/view";
 import type { PanelPlace } from "../panels/panel";
+import { iconButton, stepKeys, svgIcon } from "../stepper/bar";
 import { ForwardPhase, nodesOfItem } from "../stepper/forward";
-import { errorNotes, runSwitches, stepperLink } from "../stepper/link";
+import { errorNotes, runSwitches, stepperLink, type StepperMemory } from "../stepper/link";
+import { stepperMemory } from "../stepper/memory";
 import type { ForwardData } from "../stepper/types";
 import { sw } from "../stepper/words";
-import { clear, h, s, withInlineCode } from "../ui/dom";
-import { bind, t } from "../ui/i18n";
+import { clear, h, withInlineCode } from "../ui/dom";
+import { t } from "../ui/i18n";
 
 const PLAY_MS = 900;
-
-// Stepper icons as SVG paths (no icon font, so they draw the same everywhere).
-const ICONS = {
-  first: "M3 3h2v10H3z M13 3v10L6 8z",
-  prev: "M12 3v10L5 8z",
-  next: "M4 3v10l7-5z",
-  last: "M11 3h2v10h-2z M3 3v10l7-5z",
-  play: "M4 3v10l9-5z",
-  pause: "M4 3h3v10H4z M9 3h3v10H9z",
-};
-
-function svgIcon(name: keyof typeof ICONS): SVGSVGElement {
-  return s("svg", { viewBox: "0 0 16 16", width: "14", height: "14", "aria-hidden": "true", class: "svg-icon" }, s("path", { d: ICONS[name] }));
-}
 
 export class TraceView {
   readonly element: HTMLElement;
@@ -78,16 +66,12 @@ export class TraceView {
       this.markRecorder(item);
     });
     stepperLink.onLineClick((line) => this.highlightLine(line));
+    stepperLink.onGo((index) => this.go(index)); // the Graph tab's bar drives this stepper
     this.drawing.onDrawn = () => this.drawing.canvas.setHighlight(this.highlight());
     this.legend = h("div", { class: "trace-legend", "aria-label": "legend" });
     this.placeholder = h("p", { class: "placeholder" });
     this.position = h("span", { class: "trace-position", "aria-live": "polite", "data-testid": "trace-position" });
-    const button = (key: string, icon: keyof typeof ICONS, action: () => void) => {
-      const b = h("button", { type: "button", class: "icon", onclick: action }, svgIcon(icon));
-      bind(b, key as never, "aria-label");
-      b.title = b.getAttribute("aria-label") ?? "";
-      return b;
-    };
+    const button = iconButton;
     this.playButton = button("trace.play", "play", () => this.togglePlay());
     this.buttons = [
       button("trace.first", "first", () => this.go(0)),
@@ -130,15 +114,7 @@ export class TraceView {
         this.tableWrap,
       ),
     );
-    this.element.addEventListener("keydown", (e) => {
-      if ((e.target as HTMLElement).closest("select, .graph-canvas")) return;
-      if (e.key === "ArrowRight" || e.key === "j") this.go(this.index + 1);
-      else if (e.key === "ArrowLeft" || e.key === "k") this.go(this.index - 1);
-      else if (e.key === "Home") this.go(0);
-      else if (e.key === "End") this.go(this.total - 1);
-      else return;
-      e.preventDefault();
-    });
+    stepKeys(this.element, () => this.index, () => this.total, (i) => this.go(i));
     this.refreshText();
   }
 
@@ -179,6 +155,7 @@ export class TraceView {
     this.forwardDoc = null;
     this.forward = null;
     stepperLink.showNotes([], false);
+    stepperLink.resetFollowers();
     this.element.classList.remove("has-trace");
   }
 
@@ -263,10 +240,13 @@ export class TraceView {
     this.replayed = new Replay(this.frames[0] ?? null, this.passData);
     const fwd = this.forwardDoc;
     this.forward = fwd ? new ForwardPhase(fwd.doc, graph, fwd.source) : null;
+    this.memory = fwd ? stepperMemory(fwd.doc, this.frames, graph) : null;
     // Boxes are sized for the gradients the pass leaves; each step rewrites them as they stand.
     const final = this.passData?.grads;
-    if (graph) void this.drawing.show({ ...graph, tensors: graph.tensors.map((x) => ({ ...x, grad: final?.[x.id] ?? x.grad })) });
+    const drawn = graph ? { ...graph, tensors: graph.tensors.map((x) => ({ ...x, grad: final?.[x.id] ?? x.grad })) } : null;
+    if (drawn) void this.drawing.show(drawn);
     else this.drawing.reset();
+    this.follow(drawn);
     this.selected = null;
     this.index = 0;
     this.renderTable();
@@ -420,11 +400,37 @@ export class TraceView {
       if (doc.graph) void this.drawing.show(doc.graph);
       else this.drawing.reset();
       this.forward = new ForwardPhase(doc, doc.graph, source);
+      this.memory = stepperMemory(doc, [], null);
+      this.follow(doc.graph);
       this.element.classList.toggle("has-trace", doc.steps.length > 0);
       this.index = 0;
       this.renderTable();
       this.renderFrame();
     }
+  }
+
+  private memory: StepperMemory | null = null;
+
+  /** The Graph and Memory tabs follow a recorded run's stepper (a plain trace has none). */
+  private follow(graph: GraphData | null): void {
+    stepperLink.resetFollowers();
+    if (this.forward && graph) stepperLink.showGraph(graph);
+  }
+
+  /** Tell the following tabs where the stepper is. */
+  private publish(): void {
+    if (!this.forward || !this.memory) return;
+    stepperLink.showFrame({
+      index: this.index,
+      total: this.total,
+      text: this.positionText(),
+      phase: this.at < 0 ? "forward" : "backward",
+      graph: this.stepGraph() ?? this.forward.graph,
+      highlight: (drawing) => this.highlight(drawing),
+      focus: (hl) => hl.error ?? hl.current ?? [...(hl.recorded ?? [])][0] ?? null,
+      memory: this.memory,
+      notice: this.notice.textContent || null,
+    });
   }
 
   /** A node (or saved tensor) clicked in the forward phase: mark the line that recorded it. */
@@ -479,6 +485,7 @@ export class TraceView {
     this.renderState();
     this.showLine();
     this.showErrorLines();
+    this.publish();
   }
 
   private errorShown = false;
@@ -518,23 +525,25 @@ export class TraceView {
     stepperLink.showNotes(line !== null ? [{ line, kind: "recorded", text }] : [], true);
   }
 
-  /** The drawn box of a graph node (itself, or the closed group holding it). */
-  private itemOf(nodeId: string): string {
-    return this.drawing.view?.itemOf.get(nodeId) ?? nodeId;
+  /** The drawn box of a graph node (itself, or the closed group holding it) in `drawing`. */
+  private itemOf(nodeId: string, drawing = this.drawing): string {
+    return drawing.view?.itemOf.get(nodeId) ?? nodeId;
   }
 
-  private highlight(): Highlight {
+  /** The step's highlight on `drawing` (this tab's, or the Graph tab's that follows it). */
+  private highlight(drawing = this.drawing): Highlight {
     if (this.forward && this.at < 0) {
-      const hl = this.forward.highlight(this.index, this.drawing.canvas.items());
-      return { ...hl, grads: this.gradLines() };
+      const hl = this.forward.highlight(this.index, drawing.canvas.items());
+      return { ...hl, grads: this.gradLines(drawing) };
     }
+    const itemOf = (id: string) => this.itemOf(id, drawing);
     const event = this.frames[this.at];
     if (!event) return {};
     const { counts, buffers, done } = this.replayed;
-    const view = this.drawing.view;
+    const view = drawing.view;
     const badges = new Map<string, string>();
     for (const id of new Set([...this.replayed.waiting, ...buffers.keys()])) {
-      if (this.itemOf(id) !== id) continue; // inside a closed group
+      if (itemOf(id) !== id) continue; // inside a closed group
       const count = counts.get(id) ?? 0;
       const buffer = buffers.get(id);
       badges.set(id, `${count > 0 ? `count ${count}` : ""}${buffer ? ` buf ${formatValues(buffer, 4)}` : ""}`.trim());
@@ -553,56 +562,57 @@ export class TraceView {
       }
     }
     const ready = event.kind === "start" ? event.ready : event.kind === "error" ? [] : event.ready;
-    const current = event.kind === "start" || event.kind === "error" ? null : this.itemOf(event.node);
-    const error = event.kind === "error" && event.node ? this.itemOf(event.node) : null;
+    const current = event.kind === "start" || event.kind === "error" ? null : itemOf(event.node);
+    const error = event.kind === "error" && event.node ? itemOf(event.node) : null;
     // A closed group holding the node at work lights up and names it.
     const at = event.kind === "start" ? null : event.node;
     const item = error ?? current;
     if (at && item && item !== at) badges.set(item, `▶ ${this.label(at)}`);
-    const doneItems = this.wholeItems(done);
+    const doneItems = this.wholeItems(done, drawing);
     if (current) doneItems.delete(current);
     return {
       current,
-      ready: ready.map((id) => this.itemOf(id)),
+      ready: ready.map((id) => itemOf(id)),
       done: doneItems,
-      released: this.wholeItems(this.replayed.released),
+      released: this.wholeItems(this.replayed.released, drawing),
       error,
       sent,
       badges,
-      grads: this.gradLines(),
+      grads: this.gradLines(drawing),
     };
   }
 
   /** The drawn boxes all of whose nodes are in `nodes` (a group only once every member is). */
-  private wholeItems(nodes: Set<string>): Set<string> {
+  private wholeItems(nodes: Set<string>, drawing = this.drawing): Set<string> {
     const count = new Map<string, number>();
     for (const id of nodes) {
-      const item = this.itemOf(id);
+      const item = this.itemOf(id, drawing);
       count.set(item, (count.get(item) ?? 0) + 1);
     }
-    const sizes = this.groupSizes();
+    const sizes = this.groupSizes(drawing);
     return new Set([...count].filter(([item, n]) => n >= (sizes.get(item) ?? 1)).map(([item]) => item));
   }
 
-  private sizesFor: unknown = null;
-  private sizes = new Map<string, number>();
+  private sizes = new WeakMap<object, Map<string, number>>(); // a drawing's view -> its group sizes
 
-  private groupSizes(): Map<string, number> {
-    const view = this.drawing.view;
-    if (view !== this.sizesFor) {
-      this.sizesFor = view;
-      this.sizes = new Map();
-      for (const item of view?.itemOf.values() ?? []) this.sizes.set(item, (this.sizes.get(item) ?? 0) + 1);
+  private groupSizes(drawing: GraphDrawing): Map<string, number> {
+    const view = drawing.view;
+    if (!view) return new Map();
+    let sizes = this.sizes.get(view);
+    if (!sizes) {
+      sizes = new Map();
+      for (const item of view.itemOf.values()) sizes.set(item, (sizes.get(item) ?? 0) + 1);
+      this.sizes.set(view, sizes);
     }
-    return this.sizes;
+    return sizes;
   }
 
   /** Every box with a gradient line, with the gradient as of this step ("grad None" before). */
-  private gradLines(): Map<string, string> {
+  private gradLines(drawing = this.drawing): Map<string, string> {
     const lines = new Map<string, string>();
     for (const tensor of this.graph?.tensors ?? []) {
       const item = tensor.role === "intermediate" ? tensor.node : tensor.id;
-      if (!item || (tensor.role === "intermediate" && this.itemOf(item) !== item)) continue;
+      if (!item || (tensor.role === "intermediate" && this.itemOf(item, drawing) !== item)) continue;
       lines.set(item, gradLine(this.replayed.grads.get(tensor.id) ?? null));
     }
     return lines;
