@@ -37,9 +37,14 @@ def cells() -> list[tuple[str, str, dict]]:
 
 
 def run(source: str, filename: str) -> str:
+    """What the cell prints; the random generator is given back as it was (cells seed it)."""
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(source, filename, "exec"), {"__name__": "__main__"})
+    state = kael.random.get_rng_state()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(source, filename, "exec"), {"__name__": "__main__"})
+    finally:
+        kael.random.set_rng_state(state)
     return out.getvalue()
 
 
