@@ -204,10 +204,10 @@ _PARTIAL_OVERLAP = (
 )
 
 
-def _dense(arr) -> bool:
+def _dense(shape, strides) -> bool:
     """PyTorch's "non-overlapping and dense": some order of the dims is C-contiguous."""
     expected = 1
-    for st, n in sorted((st, n) for n, st in zip(B.shape(arr), B.strides(arr)) if n != 1):
+    for st, n in sorted((st, n) for n, st in zip(shape, strides) if n != 1):
         if st != expected:
             return False
         expected *= n
@@ -226,28 +226,64 @@ def _torch_strides(arr, ndim) -> tuple:
     return tuple(strides)
 
 
+def _geometry(arr) -> tuple:
+    """(shape, strides as PyTorch has them, offset)."""
+    shape = tuple(B.shape(arr))
+    return shape, _torch_strides(arr, len(shape)), B.offset(arr)
+
+
+def _assigned_geometry(arr, shape) -> tuple | None:
+    """The source of ``selection[...] = arr`` as PyTorch's ``copy_to`` writes it into a
+    selection of ``shape``: every leading 1 of its shape stripped, then ``expand``ed (a dim it
+    adds strides over the dims after it, 0 after none, and a size-1 dim it widens gets stride 0).
+    None for a 0-d source (PyTorch fills with it) or one that cannot be assigned."""
+    own, strides, offset = _geometry(arr)
+    if not own:
+        return None
+    k = next((i for i, n in enumerate(own) if n != 1), len(own))
+    own, strides = own[k:], strides[k:]
+    if len(own) > len(shape):
+        return None
+    out: list[int] = []
+    for i in range(len(shape) - 1, -1, -1):
+        j = i - (len(shape) - len(own))
+        size = own[j] if j >= 0 else 1
+        stride = strides[j] if j >= 0 else (shape[i + 1] * out[0] if out else 0)
+        if size != shape[i]:
+            if size != 1:
+                return None
+            stride = 0
+        out.insert(0, stride)
+    return tuple(shape), tuple(out), offset
+
+
+def _partly_overlap(a, b) -> bool:
+    """PyTorch's ``get_overlap_status`` is Partial: both dense, and their memory ranges meet
+    but are not the same elements in the same places. It gives up (no error) when either side
+    is not dense."""
+    (sa, ta, a0), (sb, tb, b0) = a, b
+    if 0 in sa or 0 in sb or not (_dense(sa, ta) and _dense(sb, tb)):
+        return False
+    a1, b1 = a0 + math.prod(sa), b0 + math.prod(sb)
+    if a0 == b0 and a1 == b1:
+        return ta != tb  # the same elements in the same places: each is read before it is written
+    return a0 < b1 and b0 < a1
+
+
 def check_no_partial_overlap(t: Tensor, dst, source, expanded=False) -> None:
     """PyTorch refuses an in-place write whose source shares part of the written memory (an
     overlap it cannot order); the same memory read and written element by element is fine.
-    Like PyTorch, it gives up (allows the write) when either side is not dense."""
+    ``expanded``: the source of an assignment, laid out as PyTorch's ``copy_to`` lays it out."""
     if not isinstance(source, Tensor) or source._storage is not t._storage:
         return
     src = source._data
-    if expanded and len(B.shape(src)) > len(B.shape(dst)):  # PyTorch drops the leading 1s first
-        lead = len(B.shape(src)) - len(B.shape(dst))
-        if any(n != 1 for n in B.shape(src)[:lead]):
-            return  # it cannot be assigned at all: the assignment raises its shape error
-        src = B.view(src, tuple(B.shape(src))[lead:])
-    if 0 in B.shape(dst) or 0 in B.shape(src) or not (_dense(dst) and _dense(src)):
-        return
-    a0, b0 = B.offset(dst), B.offset(src)
-    a1, b1 = a0 + math.prod(B.shape(dst)), b0 + math.prod(B.shape(src))
-    if a0 == b0 and a1 == b1:
-        n = len(B.shape(dst)) if expanded else max(len(B.shape(dst)), len(B.shape(src)))
-        if _torch_strides(dst, n) == _torch_strides(src, n) and (expanded or B.shape(dst) == B.shape(src)):
-            return  # the same elements in the same places: each is read before it is written
-        raise RuntimeError(_PARTIAL_OVERLAP)
-    if a0 < b1 and b0 < a1:
+    if expanded and tuple(B.shape(src)) != tuple(B.shape(dst)):
+        b = _assigned_geometry(src, tuple(B.shape(dst)))
+        if b is None:
+            return
+    else:
+        b = _geometry(src)
+    if _partly_overlap(_geometry(dst), b):
         raise RuntimeError(_PARTIAL_OVERLAP)
 
 

@@ -569,11 +569,16 @@ def _arange(n, *shape):
     return kael.arange(float(n)).reshape(*shape) if shape else kael.arange(float(n))
 
 
-# (statement, whether PyTorch refuses it): x is arange(9.).reshape(3, 3), y is arange(4.)
+# (statement, whether PyTorch refuses it): x is arange(9.).reshape(3, 3), y is arange(4.), o is
+# arange(1.): PyTorch's assignment strips every leading 1 of the source, so a one-element source
+# becomes a 0-d tensor, expanded with stride 0 (torchdiff seed 2387)
 OVERLAPS = [
     ("y[1:].add_(y[:3])", True), ("y[1:].copy_(y[:3])", True), ("x.copy_(x.T)", True), ("x.add_(x.T)", True),
     ("x[...] = x.T", True), ("x.mul_(x[0])", True), ("x.copy_(x[0])", True), ("x.add_(x[None])", True),
     ("x.div_(x.T)", True), ("x.T.add_(x)", True),
+    ("o[...] = o[None]", True), ("o[0:1] = o.unsqueeze(0)", True), ("o.copy_(o.view(1, 1))", True),
+    ("y.copy_(y.unsqueeze(0))", True), ("y[...] = y[None]", False), ("x[...] = x[None]", False),
+    ("x[:1] = x[None, :1]", False), ("x[...] = x[0, 0]", False),
     ("x[...] = x[0]", False), ("x[0] = x[1]", False), ("x[0] = x[0]", False), ("x[:1] = x[0]", False),
     ("x[:1] = x[1]", False), ("x.copy_(x.detach())", False), ("x.add_(x)", False), ("x[:, 0].add_(x[:, 1])", False),
     ("x[:, :2].add_(x[:, 1:])", False), ("x[0].copy_(x.T[0])", False), ("x.add_(x.flip(0) if hasattr(x, 'flip') else x.clone())", False),
@@ -582,7 +587,7 @@ OVERLAPS = [
 
 @pytest.mark.parametrize("statement, refused", OVERLAPS)
 def test_in_place_source_overlapping_its_target(statement, refused):
-    ns = {"x": _arange(9, 3, 3), "y": _arange(4)}
+    ns = {"x": _arange(9, 3, 3), "y": _arange(4), "o": _arange(1)}
     if refused:
         with pytest.raises(RuntimeError, match="^unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone"):
             exec(statement, ns)
