@@ -3,9 +3,9 @@
 A family module (``unary.py``, ``reduction.py``, ...) says it once, beside its ops, at its bottom::
 
     method(exp)                                     # Tensor.exp(self) -> exp(self)
-    method(add, "__add__", "add")                   # one method under two names, as before
-    method(add, "__radd__", call="_op(other, self)")
+    method(clamp, "clamp", "clip")                  # one function under two names
     method(where, params="condition, other", call="_op(condition, self, other)")
+    operator(add, "__add__", "__radd__", "add")     # t + u, 2 + t, t.add(u)
 
 Without ``params`` the method takes the op's parameters after its first (the tensor becomes
 ``self``); without ``call`` it passes them on as the op declares them. ``call`` is the body's
