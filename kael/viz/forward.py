@@ -27,7 +27,7 @@ from ..autograd.node import AccumulateGrad
 from ..tensor import Tensor
 from . import watch
 
-__all__ = ["forward", "ForwardRecording", "recorded_at", "MAX_STEPS"]
+__all__ = ["forward", "ForwardRecording", "recorded_at", "running_step", "MAX_STEPS"]
 
 MAX_STEPS = 2000  # lines listed per recording; beyond, ``truncated``
 MAX_NODES = 5000  # nodes listed per recording; beyond, ``truncated`` too
@@ -45,6 +45,16 @@ def recorded_at(node):
         return _active._nodes.get(node)
     except TypeError:  # not weak-referenceable
         return None
+
+
+def running_step():
+    """``{"step", "line"}`` of the line the active recording's file is running now (the step it
+    will be once it finishes; a backward pass started by it runs during that step), else None."""
+    rec = _active
+    if rec is None or rec.truncated or not rec._pending:
+        return None
+    line = next(reversed(rec._pending.values()))  # the innermost frame of the file
+    return {"step": len(rec.steps) + 1, "line": line}
 
 
 def _node_of(t):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..autograd import engine
 from ..autograd.node import AccumulateGrad
 from ..autograd.source import here
+from .forward import running_step
 from .names import caller_frame, caller_names, merge_names
 from .walk import MAX_VALUES, SCHEMA_VERSION, build, grads_of, tensor_data
 
@@ -37,6 +38,7 @@ class Trace:
         self.untraced = 0  # passes that ran past the caps, not traced
         self.largest_untraced = 0  # nodes of the largest pass left untraced for its size
         self._skipping = False  # the pass running now is not traced
+        self.during = []  # per traced pass: the forward recording's step running it, or None
         self._caller = caller  # the frame whose variables name tensors, until the block ends
         self._built = None  # the pass graph's listed tensors, to refresh their grads at its end
         self.max_values = max_values
@@ -110,6 +112,7 @@ class Trace:
             self._skipping = True
             self.untraced += 1
             return
+        self.during.append(running_step())
         params = merge_names(self.params, caller_names(self._caller))
         built = build(list(roots), list(root_nodes), params, self.max_values)
         graph, ids = built.data, built.ids

@@ -198,6 +198,7 @@ def test_memory_tab_curve_follows_the_steps(app: Page):
             expect(position).to_have_text(re.compile(r"^Forward step 4 of 7 · line 5$"))
             app.screenshot(path=f"{SHOTS}/memory-tab-forward-step4-1440.png")
     expect(position).to_have_text("Backward step 5 of 5")
+    expect(card.locator("svg text", has_text="backward (run by line 7)")).to_have_count(1)
     app.screenshot(path=f"{SHOTS}/memory-tab-backward-step5-1440.png")
     app.set_viewport_size({"width": 390, "height": 844})
     app.screenshot(path=f"{SHOTS}/memory-tab-backward-step5-390.png", full_page=True)

@@ -84,11 +84,11 @@ def test_a_step_inside_a_closed_group_lights_the_group_and_names_the_node(app: P
     expect(group).to_have_class(re.compile(r"\bcurrent\b"))
     expect(group).not_to_have_class(re.compile(r"\bdone\b"))  # most of its nodes still wait
     expect(view.locator(".badges text").filter(has_text="▶ MulBackward #2")).to_have_count(1)
-    app.screenshot(path="/tmp/h24shots/closed-group-1440.png")
+    app.screenshot(path="/tmp/h24shots2/closed-group-1440.png")
     app.set_viewport_size({"width": 390, "height": 844})
     recenter(app)
     app.locator(".trace-view .graph-canvas").scroll_into_view_if_needed()
-    app.locator(".trace-view").screenshot(path="/tmp/h24shots/closed-group-390.png")
+    app.locator(".trace-view").screenshot(path="/tmp/h24shots2/closed-group-390.png")
 
 
 BROADCAST = """import kael

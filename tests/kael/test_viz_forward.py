@@ -67,6 +67,7 @@ def test_graph_marks_where_each_node_was_recorded_and_trace_inside_shares_them()
     assert lines == {"SumBackward": 5, "AddBackward": 5, "MulBackward(a)": 3, "MulBackward(b)": 4, "AccumulateGrad": 3}
     assert doc["graph"]["roots"] == ["n0"] and doc["graph"]["tensors"][0]["name"] == "loss"
     traced = namespace["tr"].graph
+    assert namespace["tr"].during == [{"step": 7, "line": 7}]  # the pass ran in line 7, step 7
     assert [n["recorded"] for n in traced["nodes"]] == [n["recorded"] for n in doc["graph"]["nodes"]]
     # Outside a recording, graphs carry no marks.
     assert all(n["recorded"] is None for n in viz.graph(namespace["loss"])["nodes"])

@@ -16,6 +16,7 @@ type NotesListener = (notes: LineNote[], reveal: boolean) => void;
 export interface StepperMemory {
   held: number[];
   backwardFrom: number; // the index of the first backward frame (held.length when none)
+  backwardLine: number | null; // the program line whose step ran the pass
 }
 
 /** Where the one stepper is: the Trace tab owns it, the Graph and Memory tabs follow it. */

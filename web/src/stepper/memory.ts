@@ -14,7 +14,7 @@ const PAD = { left: 64, right: 10, top: 10, bottom: 22 };
 
 /** Held bytes per stepper step: each forward line's `held_bytes`, then, from the pass's start,
  * the bytes its graph's saved tensors hold, less those of each node the backward released. */
-export function stepperMemory(data: ForwardData, frames: TraceEvent[], graph: GraphData | null): StepperMemory {
+export function stepperMemory(data: ForwardData, frames: TraceEvent[], graph: GraphData | null, pass = 0): StepperMemory {
   const held = data.steps.map((step) => step.held_bytes);
   const backwardFrom = held.length;
   if (frames.length && graph) {
@@ -25,7 +25,8 @@ export function stepperMemory(data: ForwardData, frames: TraceEvent[], graph: Gr
       held.push(now);
     }
   }
-  return { held, backwardFrom };
+  const backwardLine = frames.length ? (data.backward?.during?.[pass]?.line ?? null) : null;
+  return { held, backwardFrom, backwardLine };
 }
 
 export class StepperMemoryCard {
@@ -48,20 +49,20 @@ export class StepperMemoryCard {
   update(frame: StepperFrame | null): void {
     this.element.hidden = !frame;
     if (!frame) return;
-    const { held, backwardFrom } = frame.memory;
+    const { held } = frame.memory;
     const index = Math.min(frame.index, held.length - 1);
     const bytes = held[index] ?? 0;
     this.element.querySelector("h3")!.textContent = sw("mem.title");
     this.words.textContent = sw("mem.held", { step: frame.text, bytes: formatBytes(bytes) });
     this.element.dataset.step = String(frame.index);
     this.element.dataset.bytes = String(bytes);
-    this.chart.replaceChildren(chart(held, index, backwardFrom));
+    this.chart.replaceChildren(chart(frame.memory, index));
   }
 }
 
 /** The step plot of `held[0..index]` (what is still to come is not drawn), on the scale of the
  * whole run so the curve does not jump as it grows. */
-function chart(held: number[], index: number, backwardFrom: number): SVGSVGElement {
+function chart({ held, backwardFrom, backwardLine }: StepperMemory, index: number): SVGSVGElement {
   const n = Math.max(1, held.length);
   const top = Math.max(1, ...held);
   const x = (i: number) => PAD.left + (i / n) * (W - PAD.left - PAD.right);
@@ -79,7 +80,14 @@ function chart(held: number[], index: number, backwardFrom: number): SVGSVGEleme
     s("text", { x: PAD.left - 4, y: y(top) + 4, class: "tick", "text-anchor": "end" }, formatBytes(top)),
     s("text", { x: PAD.left - 4, y: y(0), class: "tick", "text-anchor": "end" }, "0"),
     s("text", { x: PAD.left + 4, y: H - 6, class: "tick" }, sw("mem.forward")),
-    backward ? s("text", { x: x(backwardFrom) + 4, y: H - 6, class: "tick" }, sw("mem.backward")) : null,
+    backward
+      ? s(
+          "text",
+          // Near the right edge (a long forward, a short pass) the label ends at the edge instead.
+          x(backwardFrom) > W * 0.6 ? { x: W - PAD.right, y: H - 6, class: "tick", "text-anchor": "end" } : { x: x(backwardFrom) + 4, y: H - 6, class: "tick" },
+          backwardLine !== null ? sw("mem.backward.line", { line: backwardLine }) : sw("mem.backward"),
+        )
+      : null,
     s("path", { d, class: "held" }),
     s("line", { x1: x(index + 0.5), y1: PAD.top, x2: x(index + 0.5), y2: y(0), class: "now" }),
     s("circle", { cx: x(index + 0.5), cy: y(held[index] ?? 0), r: 3.5, class: "mark now" }),

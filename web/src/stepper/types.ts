@@ -60,6 +60,7 @@ export interface BackwardKept {
   largest_untraced: number; // nodes of the largest pass left untraced for its size (0: none)
   max_passes: number | null;
   max_nodes: number | null;
+  during: ({ step: number; line: number } | null)[]; // per traced pass: the forward step that ran it
 }
 
 export function isForward(data: unknown): data is ForwardData {

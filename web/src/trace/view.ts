@@ -240,7 +240,7 @@ export class TraceView {
     this.replayed = new Replay(this.frames[0] ?? null, this.passData);
     const fwd = this.forwardDoc;
     this.forward = fwd ? new ForwardPhase(fwd.doc, graph, fwd.source) : null;
-    this.memory = fwd ? stepperMemory(fwd.doc, this.frames, graph) : null;
+    this.memory = fwd ? stepperMemory(fwd.doc, this.frames, graph, pass) : null;
     // Boxes are sized for the gradients the pass leaves; each step rewrites them as they stand.
     const final = this.passData?.grads;
     const drawn = graph ? { ...graph, tensors: graph.tensors.map((x) => ({ ...x, grad: final?.[x.id] ?? x.grad })) } : null;

@@ -265,6 +265,7 @@ class _Recording:
             "largest_untraced": trace.largest_untraced,
             "max_passes": trace.max_passes,
             "max_nodes": trace.max_nodes,
+            "during": trace.during,  # the forward step (and line) each traced pass ran in
         }
         document["stopped"] = exc_type is KeyboardInterrupt
         document["source"] = self.source  # the lines as run (the editor may change meanwhile)
