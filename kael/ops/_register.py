@@ -14,37 +14,46 @@ expression: ``_op`` is the op, other names are the registering module's globals.
 Each method is generated as a real ``def`` with that exact parameter list, so
 ``inspect.signature``, ``help()``, a wrong call's ``TypeError`` (``Tensor.exp() takes 1
 positional argument ...``) and the cost of a call are those of the hand-written one-liner it
-replaces. Its code points at the registration line, so a traceback through it shows that line.
+replaces. A traceback through one shows its generated line (``def sum(self, dim=None, ...): return
+_op(self, dim, ...)``), kept in ``linecache``.
 ``install`` (run by ``kael/ops/__init__.py``) puts them on ``Tensor``; it refuses a name
 registered twice or one that ``tensor.py`` already defines by hand.
 """
 
 from __future__ import annotations
 
-import ast
 import inspect
 import linecache
 import sys
 
 __all__ = ["method", "operator", "install", "METHODS", "OPS"]
 
-METHODS: dict = {}  # method name -> the generated function
+METHODS: dict = {}  # method name -> the generated function (once installed)
 OPS: dict = {}  # method name -> the op it reaches (for the coverage test)
 
 _KINDS = inspect.Parameter
 
 
+_LITERALS = (type(None), bool, int, float, str)
+
+
+def _default_text(name, value, defaults) -> str:
+    """A default as the hand-written def had it (``dim=None``), or bound by name when its repr
+    is not a literal."""
+    if type(value) in _LITERALS and (type(value) is not float or value == value and abs(value) != float("inf")):
+        return f"{name}={value!r}"
+    defaults[f"_d_{name}"] = value
+    return f"{name}=_d_{name}"
+
+
 def _params_of(op) -> tuple[str, str, dict]:
     """The op's parameters after the first, as a def's parameter text, the call's argument text
-    and the defaults (bound by name so that any default value works)."""
+    and the defaults that are not literals."""
     params = list(inspect.signature(op).parameters.values())[1:]
     decl, args, defaults = [], [], {}
     star = False
     for p in params:
-        text = p.name
-        if p.default is not p.empty:
-            defaults[f"_d_{p.name}"] = p.default
-            text += f"=_d_{p.name}"
+        text = p.name if p.default is p.empty else _default_text(p.name, p.default, defaults)
         if p.kind is _KINDS.VAR_POSITIONAL:
             decl.append("*" + p.name)
             args.append("*" + p.name)
@@ -64,27 +73,37 @@ def _params_of(op) -> tuple[str, str, dict]:
     return ", ".join(decl), ", ".join(args), defaults
 
 
-def _generate(op, name, params, call, module_globals, filename, lineno):
-    if params is None:
-        params, args, defaults = _params_of(op)
-        call = call or f"_op(self{', ' if args else ''}{args})"
-    else:
+def _generate(specs, module_globals, filename) -> list:
+    """The methods one module registered, compiled together (one compile per family keeps
+    ``import kael`` fast, in Pyodide too). Their source goes into ``linecache`` under
+    ``<Tensor methods of kael/ops/FAMILY.py>``, so a traceback through one shows its line."""
+    sources, bound = [], []
+    for i, (op, name, params, call, _) in enumerate(specs):
         defaults = {}
-    head = f"self, {params}" if params else "self"
-    src = f"def _make({', '.join(['_op', *defaults])}):\n def {name}({head}): return {call}\n return {name}\n"
-    tree = ast.parse(src)
-    width = len(linecache.getline(filename, lineno).rstrip())
-    for node in ast.walk(tree):  # every position is the registration line: a traceback shows it
-        if hasattr(node, "lineno"):
-            node.lineno = node.end_lineno = lineno
-            node.col_offset, node.end_col_offset = 0, width
+        if params is None:
+            params, args, defaults = _params_of(op)
+            call = call or f"_op(self{', ' if args else ''}{args})"
+        head = f"self, {params}" if params else "self"
+        sources.append(f"def _make{i}({', '.join(['_op', *defaults])}):\n"
+                       f"    def {name}({head}): return {call}\n    return {name}\n")
+        bound.append(tuple(defaults.values()))
+    source = "".join(sources)
+    family = filename.replace("\\", "/").rsplit("/kael/", 1)[-1]
+    pseudo = f"<Tensor methods of kael/{family}>"
+    linecache.cache[pseudo] = (len(source), None, source.splitlines(True), pseudo)
     scope: dict = {}
-    exec(compile(tree, filename, "exec"), module_globals, scope)
-    fn = scope["_make"](op, *defaults.values())
-    fn.__qualname__ = f"Tensor.{name}"
-    fn.__module__ = "kael.tensor"
-    fn.__code__ = fn.__code__.replace(co_qualname=f"Tensor.{name}")
-    return fn
+    exec(compile(source, pseudo, "exec"), module_globals, scope)
+    made = []
+    for i, ((op, name, _, _, _), defaults) in enumerate(zip(specs, bound)):
+        fn = scope[f"_make{i}"](op, *defaults)
+        fn.__qualname__ = f"Tensor.{name}"
+        fn.__module__ = "kael.tensor"
+        fn.__code__ = fn.__code__.replace(co_qualname=f"Tensor.{name}")
+        made.append(fn)
+    return made
+
+
+_PENDING: list = []  # (names, doc, spec, module globals, filename) until install
 
 
 def method(op, *names, params: str | None = None, call: str | None = None, doc: str | None = None,
@@ -93,13 +112,12 @@ def method(op, *names, params: str | None = None, call: str | None = None, doc: 
     under the other ``names`` (one function, as ``add = __add__`` was). Returns ``op``."""
     caller = sys._getframe(_depth)
     names = names or (op.__name__,)
-    fn = _generate(op, names[0], params, call, caller.f_globals, caller.f_code.co_filename, caller.f_lineno)
-    fn.__doc__ = doc
     for name in names:
-        if name in METHODS:
+        if name in OPS:
             raise RuntimeError(f"Tensor.{name} is registered twice (kael/ops/_register.py)")
-        METHODS[name] = fn
         OPS[name] = op
+    spec = (op, names[0], params, call, caller.f_lineno)
+    _PENDING.append((names, doc, spec, caller.f_globals, caller.f_code.co_filename))
     return op
 
 
@@ -112,8 +130,18 @@ def operator(op, dunder: str, reflected: str | None, *names: str):
 
 
 def install(cls) -> None:
-    """Put every registered method on ``cls`` (``Tensor``)."""
+    """Generate the registered methods and put them on ``cls`` (``Tensor``)."""
+    modules: dict = {}
+    for entry in _PENDING:
+        modules.setdefault(entry[4], []).append(entry)
+    _PENDING.clear()
+    for filename, entries in modules.items():
+        made = _generate([e[2] for e in entries], entries[0][3], filename)
+        for (names, doc, _, _, _), fn in zip(entries, made):
+            fn.__doc__ = doc
+            for name in names:
+                METHODS[name] = fn
     for name, fn in METHODS.items():
-        if name in vars(cls):
+        if name in vars(cls) and vars(cls)[name] is not fn:
             raise RuntimeError(f"Tensor.{name} is both written in kael/tensor.py and registered by an op")
         setattr(cls, name, fn)

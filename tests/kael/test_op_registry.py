@@ -134,10 +134,12 @@ def test_registering_a_name_twice_or_over_a_hand_written_method_is_refused():
                 return None
 
         _register.METHODS.clear()
+        _register.OPS.clear()
         _register.method(ops.exp)
         with pytest.raises(RuntimeError, match="both written in kael/tensor.py and registered"):
             _register.install(Host)
     finally:
+        _register._PENDING.clear()
         _register.METHODS.clear()
         _register.OPS.clear()
         _register.METHODS.update(before[0])
