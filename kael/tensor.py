@@ -18,6 +18,7 @@ import weakref
 from . import dtype as dt
 from .autograd.grad_mode import state as _grad_state
 from .autograd.meta import AutogradMeta, NoGradViewMeta
+from .autograd.hooks import RETAIN_GRAD, TENSOR_HOOK
 from .autograd.node import _RemovableHandle
 from .autograd.source import record_modification
 from .autograd.source import state as _source
@@ -127,6 +128,7 @@ class _RetainGrad:
 
     __slots__ = ("ref",)
     retains_grad = True
+    hook_phase = RETAIN_GRAD
 
     def __init__(self, tensor):
         self.ref = weakref.ref(tensor)
@@ -142,6 +144,7 @@ class _TensorHook:
     """Adapts ``fn(grad) -> grad | None`` to the node pre-hook convention."""
 
     __slots__ = ("fn",)
+    hook_phase = TENSOR_HOOK
 
     def __init__(self, fn):
         self.fn = fn
@@ -350,10 +353,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if meta.grad_fn is not None:
             node = meta.grad_fn
-            handle = node.register_prehook(_TensorHook(hook))
-            if meta.retains_grad:  # as PyTorch: a retained .grad is the gradient after the hooks
-                node._pre_hooks.sort(key=lambda h: getattr(h, "retains_grad", False))
-            return handle
+            return node.register_prehook(_TensorHook(hook))  # before retain_grad's (hook_phase)
         if meta.hooks is None:
             meta.hooks = []
         meta.hooks.append(hook)

@@ -135,13 +135,16 @@ def _apply(node, grad, targets, tracer):
     """Run one node on its complete gradient: pre-hooks, capture, the node, post-hooks.
     Returns the gradients for its inputs (none for a leaf's AccumulateGrad)."""
     tracer.on_node(node, grad)
-    if node._pre_hooks:
-        grad = run_pre_hooks(node, grad)
-        tracer.on_hooks(node, "pre", len(node._pre_hooks), grad)
-    if node in targets.nodes:
+    hooks = node._pre_hooks
+    if hooks:
+        grad = run_pre_hooks(node, grad, tensor_phase=True)
+    if node in targets.nodes:  # a target's gradient is the one after its tensor's hooks
         grad = targets.take(node, grad, tracer)
         if grad is None:
             return ()
+    if hooks:
+        grad = run_pre_hooks(node, grad, tensor_phase=False)
+        tracer.on_hooks(node, "pre", len(hooks), grad)
     if type(node) is AccumulateGrad:
         if targets.accumulates(node):
             node.apply(grad)

@@ -7,7 +7,17 @@ The error names the hook, as PyTorch's does (``hook 'clip' has changed the size 
 
 from __future__ import annotations
 
-__all__ = ["checked_replacement", "run_pre_hooks", "run_node_hooks", "run_tensor_hooks"]
+__all__ = ["checked_replacement", "run_pre_hooks", "run_node_hooks", "run_tensor_hooks", "hook_phase",
+           "TENSOR_HOOK", "RETAIN_GRAD", "PLAIN_HOOK"]
+
+TENSOR_HOOK, RETAIN_GRAD, PLAIN_HOOK = 0, 1, 2
+
+
+def hook_phase(fn) -> int:
+    """Where a pre-hook runs among a node's pre-hooks: a tensor's ``register_hook`` first, then
+    ``retain_grad`` (so ``.grad`` is the gradient after the tensor's hooks), then the node's own
+    ``register_prehook``; a target's gradient is captured before the last (PyTorch's order)."""
+    return getattr(fn, "hook_phase", PLAIN_HOOK)
 
 
 def _hook_name(hook) -> str:
@@ -37,9 +47,12 @@ def run_tensor_hooks(hooks, grad):
     return grad
 
 
-def run_pre_hooks(node, grad):
-    """``hook((grad,)) -> None | (grad,)`` before the node runs."""
+def run_pre_hooks(node, grad, tensor_phase: bool):
+    """``hook((grad,)) -> None | (grad,)`` before the node runs: the tensor's hooks and
+    ``retain_grad`` (``tensor_phase``), or the node's own pre-hooks (see ``hook_phase``)."""
     for hook in node._pre_hooks:
+        if (hook_phase(hook) < PLAIN_HOOK) is not tensor_phase:
+            continue
         result = hook((grad,))
         if result is not None:
             grad = checked_replacement(hook, grad, result[0])

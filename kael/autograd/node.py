@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-from .hooks import run_tensor_hooks
+from .hooks import PLAIN_HOOK, hook_phase, run_tensor_hooks
 from .saved import SavedTensor
 from .source import describe
 
@@ -74,6 +74,8 @@ class Node:
         if self._pre_hooks is None:
             self._pre_hooks = []
         self._pre_hooks.append(fn)
+        if hook_phase(fn) < PLAIN_HOOK:  # in PyTorch's order: tensor hooks, retain_grad, node pre-hooks
+            self._pre_hooks.sort(key=hook_phase)
         return _RemovableHandle(self._pre_hooks, fn)
 
     def register_hook(self, fn):

@@ -987,3 +987,25 @@ def test_autograd_grad_runs_leaf_hooks_and_fills_retained_grads_as_pytorch_does(
     assert ga.tolist() == [400.0, 800.0]
     assert a.grad.tolist() == [400.0, 800.0]  # retain_grad is honoured inside autograd.grad too
     assert x.grad is None
+
+
+def test_pre_hooks_run_in_pytorchs_order_and_a_target_is_captured_before_the_nodes_own():
+    # torchdiff seed 3301: a grad_fn pre-hook doubled the gradient backward(inputs=[y]) kept.
+    # PyTorch: the tensor's hooks, then retain_grad, then the node's pre-hooks; a target's
+    # gradient is taken after its tensor's hooks and before its node's pre-hooks (the values are
+    # PyTorch 2.13's).
+    x = kael.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    y.grad_fn.register_prehook(lambda g: (g[0] * 10,))  # registered first, runs last
+    y.register_hook(lambda g: g + 1)
+    y.retain_grad()
+    y.sum().backward()
+    assert y.grad.tolist() == [2.0, 2.0] and x.grad.tolist() == [60.0, 60.0]
+    z = x * 3
+    z.grad_fn.register_prehook(lambda g: (g[0] * 10,))
+    z.register_hook(lambda g: g + 1)
+    assert kael.autograd.grad((z * 2).sum(), [z])[0].tolist() == [3.0, 3.0]
+    w = x * 3
+    w.grad_fn.register_prehook(lambda g: (g[0] * 2,))
+    w.sum().backward(inputs=[w])
+    assert w.grad.tolist() == [1.0, 1.0]
