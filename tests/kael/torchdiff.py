@@ -36,6 +36,7 @@ DEVIATIONS = {
     "is not supported on a tensor with gradient history": "in-place on a tensor with history",
     "is not supported with a source that requires grad": "in-place with a source that requires grad",
     "Trying to backward through the graph a second time": "second backward refused without retain_graph",
+    "expected m1 and m2 to have the same dtype": "matmul of two dtypes refused even when the result is empty",
 }
 
 # PyTorch errors kael does not raise (kael is more lenient), known and listed in the README,
@@ -89,10 +90,9 @@ _INPUTS = re.compile(r"inputs=\[([^\]]*)\]")
 
 
 def _inputs_own_node(line, lines, kns=None, tns=None, message=""):
-    """``backward(inputs=[t])`` with a non-leaf ``t``: PyTorch captures ``t``'s gradient with a
-    pre-hook on ``t.grad_fn``, so it runs that node too and checks its saved tensors' versions;
-    kael stops at ``t``'s node without running it, so a saved tensor of it modified in place
-    raises there only."""
+    """``backward(inputs=[t])`` with a non-leaf ``t``: PyTorch checks the versions of what
+    ``t.grad_fn`` saved though it needs no gradient beyond ``t``; kael stops at ``t``'s node
+    without touching it, so a saved tensor of it modified in place raises there only."""
     m = _INPUTS.search(line)
     if m is None or tns is None or "modified by an inplace operation" not in message:
         return False
