@@ -2,7 +2,8 @@
 worker's own driver (web/src/worker/playground.py, with a stand-in for the page) without kael's
 source lines and without recording (the reference), with ``set_detect_source`` on (the page's
 default), and with the forward pass recorded for the stepper (``kael.viz.forward`` plus a trace
-of every backward pass, as "Step through my code" does). Rounds alternate the variants so that
+of the first backward passes, within playground.py's ``RECORD_LIMITS``, as "Step through my
+code" does), with the size of the document that recording posts to the page. Rounds alternate the variants so that
 machine load hits them alike; prints the best wall time of each and the ratios. Figures only.
 
 Usage: ``KAEL_BACKEND=python python tests/bench/forward_recording.py [--rounds 3] [name ...]``
