@@ -111,7 +111,11 @@ class Function:
                 if B.dtype(out._data).is_floating_point:
                     out._set_history(node)
             elif not enabled:
-                _no_grad_view(out)  # a view op's result under no_grad
+                storage = out._storage  # a view shares an input's storage; a fresh result does not
+                for a in args:
+                    if not cls._builtin or isinstance(a, Tensor) and a._storage is storage:
+                        _no_grad_view(out)  # a view op's result under no_grad
+                        break
             return out
         dirty = ctx._dirty
         if dirty:
