@@ -68,9 +68,10 @@ _CATEGORY = {int: dt.INT, float: dt.FLOAT}
 
 
 def promoted(t: Tensor, dtype):
-    """``t``'s array cast to ``dtype`` when it differs."""
+    """``t``'s array cast to ``dtype`` when it differs, laid out as ``t`` is (PyTorch promotes
+    inside its loop, so a permuted operand's result stays permuted: torchdiff seed 2472)."""
     arr = t._data
-    return arr if B.dtype(arr) is dtype else B.astype(arr, dtype)
+    return arr if B.dtype(arr) is dtype else B.cast(arr, dtype)
 
 
 def sum_to(g: Tensor, shape) -> Tensor:
