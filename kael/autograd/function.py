@@ -121,19 +121,7 @@ class Function:
         if dirty:
             return _dirty_outputs(out, dirty, node)
         if isinstance(out, tuple):
-            outs = tuple(_as_output(o, args, cls) for o in out)
-            if node is not None and not cls._builtin:
-                record_outputs(node, outs, Tensor)
-            elif node is not None:
-                floating = [o for o in outs if isinstance(o, Tensor) and o.dtype.is_floating_point]
-                if len(floating) > 1:
-                    raise RuntimeError(
-                        f"{cls.__name__}.forward returned {len(floating)} floating-point tensors; "
-                        "a kael Function has one differentiable output"
-                    )
-                if floating:
-                    floating[0]._set_history(node)
-            return outs
+            return _tuple_outputs(cls, out, args, node)
         out = _as_output(out, args, cls)
         if not isinstance(out, Tensor):
             return out
@@ -180,6 +168,24 @@ class Function:
 
 
 _NO_GRAD_NEEDED = [(False,) * n for n in range(8)]
+
+
+def _tuple_outputs(cls, out, args, node):
+    """A forward's tuple: a user's Function records one output per element; kael's own ops with
+    a tuple result (values, indices) have one differentiable output."""
+    outs = tuple(_as_output(o, args, cls) for o in out)
+    if node is not None and not cls._builtin:
+        record_outputs(node, outs, Tensor)
+    elif node is not None:
+        floating = [o for o in outs if isinstance(o, Tensor) and o.dtype.is_floating_point]
+        if len(floating) > 1:
+            raise RuntimeError(
+                f"{cls.__name__}.forward returned {len(floating)} floating-point tensors; "
+                "a kael Function has one differentiable output"
+            )
+        if floating:
+            floating[0]._set_history(node)
+    return outs
 
 
 def _as_output(out, args, cls):
