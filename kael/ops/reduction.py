@@ -197,9 +197,12 @@ class Var(Function):
         return g * (2.0 / ctx.denominator if ctx.denominator else math.inf) * (a - m)
 
 
-def var(a, dim=None, keepdim=False, unbiased=True, *, correction=None, axis=None):
-    """``correction`` (PyTorch's newer spelling) replaces ``unbiased``: the sum of squares is
-    divided by n - correction."""
+def var(a, dim=None, unbiased=True, keepdim=False, *, correction=None, axis=None):
+    """PyTorch's order of arguments: ``var(dim, unbiased, keepdim)``, and ``var(unbiased)``
+    alone (a bool first); ``correction`` (PyTorch's newer spelling) replaces ``unbiased``: the
+    sum of squares is divided by n - correction."""
+    if type(dim) is bool:  # x.var(False): PyTorch's var(unbiased) overload
+        dim, unbiased = None, dim
     dim = dim if axis is None else axis
     if not a.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
@@ -220,8 +223,9 @@ class Std(Sqrt):
         return where(y == 0, 0.0, g / (2 * y))
 
 
-def std(a, dim=None, keepdim=False, unbiased=True, *, correction=None, axis=None):
-    return Std.apply(var(a, dim, keepdim, unbiased, correction=correction, axis=axis))
+def std(a, dim=None, unbiased=True, keepdim=False, *, correction=None, axis=None):
+    """The square root of ``var``, with its arguments."""
+    return Std.apply(var(a, dim, unbiased, keepdim, correction=correction, axis=axis))
 
 
 class Amax(Function):

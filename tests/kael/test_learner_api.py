@@ -199,6 +199,11 @@ def test_reduction_spellings_pytorch_code_uses():
     assert x.var(1, correction=2).tolist() == pytest.approx([4.666666, 18.666666], rel=1e-5)
     assert x.std(correction=0).item() == pytest.approx(2.5819889, rel=1e-6)
     assert kael.var(x, dim=1, correction=0, keepdim=True).shape == (2, 1)
+    # PyTorch's positional order is var(dim, unbiased, keepdim), and var(unbiased) alone
+    assert x.var(1, False).tolist() == pytest.approx([1.5555556, 6.2222223], rel=1e-6)
+    assert x.std(1, False, True).shape == (2, 1) and kael.var(x, 0, True).tolist() == [2.0, 4.5, 12.5]
+    assert x.var(False).item() == pytest.approx(6.666666, rel=1e-5)
+    assert kael.std(x, False).item() == pytest.approx(2.5819889, rel=1e-6)
     assert x.any(dim=1).tolist() == [True, True] and (x > 2).all(1, keepdim=True).tolist() == [[False], [True]]
     assert kael.any(x > 4, dim=0).tolist() == [False, True, True]
     kael.manual_seed(0)
