@@ -55,8 +55,8 @@ export const EXAMPLES: Example[] = [
     id: "activation-memory",
     title: { en: "Activation memory over time", zh: "激活内存随时间变化" },
     summary: {
-      en: "The notebook's bytes saved for backward and freed by it, with and without checkpoint: 5 tensors vs 3 (slow: 14 matrix products in pure Python).",
-      zh: "笔记中为反向传播保存、又在反向中释放的字节数，有无 checkpoint：5 个张量对 3 个（较慢：纯 Python 做 14 次矩阵乘法）。",
+      en: "The notebook's bytes saved for backward and freed by it, with and without checkpoint: 5 tensors vs 3 (14 large matrix products).",
+      zh: "笔记中为反向传播保存、又在反向中释放的字节数，有无 checkpoint：5 个张量对 3 个（14 次大矩阵乘法）。",
     },
     view: "memory",
     code: activationMemory,
