@@ -150,12 +150,21 @@ define lane
 	exit $$rc
 endef
 
+# Two groups at once, one per core: the numpy lane (the whole tree, about 20 minutes) streams its
+# output; the web, python and pyodide lanes run one after another beside it and print theirs when
+# the numpy lane is done. Lanes that run at once get disjoint sandbox uids (KAEL_TEST_LANE,
+# tests/sandbox_uids.py) and the side group keeps no pytest cache, so they share no state.
 test: setup wheel web
-	@export LANE_TIMES="$$(mktemp)"; failed=""; \
-	for lane in web numpy python pyodide; do \
-	  $(MAKE) --no-print-directory test-$$lane NO_SETUP=1 || failed="$$failed $$lane"; \
-	done; \
-	echo "---"; cat "$$LANE_TIMES"; rm -f "$$LANE_TIMES"; \
+	@export LANE_TIMES="$$(mktemp)"; side_log="$$(mktemp)"; side_failed="$$(mktemp)"; failed=""; \
+	( for lane in web python pyodide; do \
+	    KAEL_TEST_LANE=1 $(MAKE) --no-print-directory test-$$lane NO_SETUP=1 \
+	      PYTEST_ARGS="-p no:cacheprovider $(PYTEST_ARGS)" || echo "$$lane" >> "$$side_failed"; \
+	  done ) > "$$side_log" 2>&1 & side=$$!; \
+	KAEL_TEST_LANE=0 $(MAKE) --no-print-directory test-numpy NO_SETUP=1 || failed=" numpy"; \
+	wait $$side; \
+	echo "--- the web, python and pyodide lanes (run beside the numpy lane)"; cat "$$side_log"; \
+	failed="$$failed$$(sed 's/^/ /' "$$side_failed" | tr -d '\n')"; \
+	echo "---"; cat "$$LANE_TIMES"; rm -f "$$LANE_TIMES" "$$side_log" "$$side_failed"; \
 	if [ -n "$$failed" ]; then echo "failed lanes:$$failed"; exit 1; fi; \
 	echo "all lanes passed"
 

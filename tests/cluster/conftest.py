@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "server"))
 
-from _support import ADMIN_TOKEN, random_uid_base, write_exercise  # noqa: E402
+from _support import ADMIN_TOKEN, uid_base, write_exercise  # noqa: E402
 from server.cluster.postgres import LocalPostgres, PostgresUnavailable, find_bindir  # noqa: E402
 
 SECRET = "cluster-tests-secret-0123456789abcdef"
@@ -67,7 +67,7 @@ def sandbox_setting(cluster_exercises, tmp_path_factory) -> str:
              "from server.grading.service import check_grading\n"
              "sys.exit(1 if check_grading(load_settings()) is None else 0)\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("KAEL_")}
-    env.update(KAEL_GRADING_WORKERS="1", KAEL_SANDBOX_UID_BASE=str(random_uid_base()),
+    env.update(KAEL_GRADING_WORKERS="1", KAEL_SANDBOX_UID_BASE=str(uid_base()),
                KAEL_DATA_DIR=str(tmp_path_factory.mktemp("probe")), KAEL_LOG_LEVEL="ERROR",
                KAEL_EXERCISES_DIR=str(cluster_exercises))
     result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True,
@@ -89,7 +89,7 @@ def cluster_env(database_url, cluster_exercises, sandbox_setting, tmp_path) -> d
         "KAEL_SECRET": SECRET,  # tokens issued by one API server are good at the others
         "KAEL_ADMIN_TOKEN": ADMIN_TOKEN,
         "KAEL_SANDBOX": sandbox_setting,
-        "KAEL_SANDBOX_UID_BASE": str(random_uid_base()),
+        "KAEL_SANDBOX_UID_BASE": str(uid_base()),
         "KAEL_GRADING_WORKERS": "1",
         "KAEL_WORKER_LEASE_S": "6",
         "KAEL_RATE_LIMIT": "0/60",

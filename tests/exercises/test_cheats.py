@@ -360,8 +360,9 @@ def sandbox_reports():
         sys.path.insert(0, str(ROOT))  # the server's package, for its sandbox
     from server.core.config import load_settings
     from server.grading.runners import make_runner_factory
+    from sandbox_uids import uid_base
 
-    factory = make_runner_factory(replace(load_settings(), sandbox_uid_base=62000 + 16 * (os.getpid() % 50)))
+    factory = make_runner_factory(replace(load_settings(), sandbox_uid_base=uid_base()))
     runners = [factory(slot) for slot in range(2)]
     with ThreadPoolExecutor(2) as pool:
         futures = {key: pool.submit(grade, key[0], source, runner=runners[i % 2], limits=ROOMY, env={},

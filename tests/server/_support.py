@@ -4,13 +4,13 @@ import contextlib
 import json
 import logging
 import os
-import random
 import shutil
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
+from sandbox_uids import uid_base  # noqa: F401  (the servers' uids, one place for every test)
 
 from live_server import LiveServer
 
@@ -111,11 +111,6 @@ WRONG = code("""
 
 
 # ------------------------------------------------------------------------------ real server
-
-
-def random_uid_base() -> int:
-    """Sandbox uids for one test server, away from the default 60000 of a running server."""
-    return 61000 + 16 * random.randrange(500)
 
 
 def sandbox_processes(uid_base: int, slots: int = 16) -> list[int]:

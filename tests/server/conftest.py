@@ -13,7 +13,7 @@ warnings.filterwarnings("ignore", message=".*httpx.*starlette.testclient.*")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from _support import ADMIN_TOKEN, TEST_SECRET, Server, random_uid_base, write_exercise  # noqa: E402
+from _support import ADMIN_TOKEN, TEST_SECRET, Server, uid_base, write_exercise  # noqa: E402
 from server.app import create_app  # noqa: E402
 from server.core.config import Settings  # noqa: E402
 
@@ -31,7 +31,7 @@ def make_settings(tmp_path, exercises_root):
         base = Settings(data_dir=tmp_path / "data", exercises_dir=exercises_root,
                         web_dist=tmp_path / "no-dist", admin_token=ADMIN_TOKEN,
                         grading_workers=2, log_level="WARNING",
-                        sandbox_uid_base=random_uid_base(), secret=TEST_SECRET,
+                        sandbox_uid_base=uid_base(), secret=TEST_SECRET,
                         allowed_hosts=Settings.allowed_hosts + ("testserver",))
         return replace(base, **overrides)
 
@@ -63,12 +63,12 @@ def make_server(tmp_path, exercises_root):
     """Servers of one test share a data folder and sandbox uids (their own, so that test runs
     side by side do not share RLIMIT_NPROC budgets)."""
     servers = []
-    uid_base = random_uid_base()
+    uids = uid_base()
 
     def make(**env) -> Server:
         base = {"KAEL_DATA_DIR": str(tmp_path / "data"), "KAEL_EXERCISES_DIR": str(exercises_root),
                 "KAEL_WEB_DIST": str(tmp_path / "no-dist"), "KAEL_ADMIN_TOKEN": ADMIN_TOKEN,
-                "KAEL_LOG_LEVEL": "INFO", "KAEL_SANDBOX_UID_BASE": str(uid_base)}
+                "KAEL_LOG_LEVEL": "INFO", "KAEL_SANDBOX_UID_BASE": str(uids)}
         base.update({k: str(v) for k, v in env.items()})
         server = Server(base, tmp_path / f"server-{len(servers)}.log")
         servers.append(server)

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 import httpx
 import pytest
-from _support import needs_sandbox, new_client_token, random_uid_base, write_exercise
+from _support import needs_sandbox, new_client_token, uid_base, write_exercise
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -66,7 +66,7 @@ def exercise_root(tmp_path_factory):
 @pytest.fixture(scope="module")
 def runner():
     needs_sandbox()
-    return make_runner_factory(replace(load_settings(), sandbox_uid_base=random_uid_base()))(0)
+    return make_runner_factory(replace(load_settings(), sandbox_uid_base=uid_base()))(0)
 
 
 def _judged(runner, root, raw_frames):

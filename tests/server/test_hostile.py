@@ -17,7 +17,7 @@ from _support import (
     code,
     needs_sandbox,
     new_client_token,
-    random_uid_base,
+    uid_base,
     sandbox_processes,
     write_exercise,
 )
@@ -260,7 +260,7 @@ def server(tmp_path_factory):
            "KAEL_WEB_DIST": str(root / "no-dist"), "KAEL_ADMIN_TOKEN": ADMIN_TOKEN,
            "KAEL_RATE_LIMIT": "0/60", "KAEL_ADDRESS_RATE_LIMIT": "0/60", "KAEL_CLIENT_PENDING": "0",
            "KAEL_TEST_SECRET": SECRET_ENV, "KAEL_LOG_LEVEL": "INFO",
-           "KAEL_SANDBOX_UID_BASE": str(random_uid_base())}
+           "KAEL_SANDBOX_UID_BASE": str(uid_base())}
     server = Server(env, root / "server.log").start()
     yield server
     server.stop()

@@ -18,7 +18,7 @@ import textwrap
 from dataclasses import replace
 
 import pytest
-from _support import needs_sandbox, random_uid_base
+from _support import needs_sandbox, uid_base
 
 from harness import catalog
 from harness.grade import grade
@@ -32,7 +32,7 @@ ROOMY = Limits(time_s=40, memory_mb=512)
 @pytest.fixture(scope="module")
 def runner():
     needs_sandbox()
-    return make_runner_factory(replace(load_settings(), sandbox_uid_base=random_uid_base()))(0)
+    return make_runner_factory(replace(load_settings(), sandbox_uid_base=uid_base()))(0)
 
 
 def _graded(runner, exercise, code):

@@ -7,7 +7,7 @@ import time
 from dataclasses import replace
 
 import pytest
-from _support import needs_sandbox, random_uid_base, sandbox_processes
+from _support import needs_sandbox, uid_base, sandbox_processes
 
 from server.core.config import REPO
 from server.grading.harness import Limits
@@ -19,7 +19,7 @@ from server.grading.runners import make_runner_factory
 @pytest.fixture
 def runner():
     needs_sandbox()
-    return make_runner_factory(replace(load_settings(), sandbox_uid_base=random_uid_base()))(0)
+    return make_runner_factory(replace(load_settings(), sandbox_uid_base=uid_base()))(0)
 
 
 def assert_gone(uid):

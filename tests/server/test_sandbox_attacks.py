@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from _support import captured_log, needs_sandbox, random_uid_base
+from _support import captured_log, needs_sandbox, uid_base
 
 from server.core.config import REPO, load_settings
 from server.grading import rootfs
@@ -29,7 +29,7 @@ LIMITS = Limits(time_s=20, memory_mb=256)
 @pytest.fixture(scope="module")
 def runner():
     needs_sandbox()
-    return make_runner_factory(replace(load_settings(), sandbox_uid_base=random_uid_base()))(0)
+    return make_runner_factory(replace(load_settings(), sandbox_uid_base=uid_base()))(0)
 
 
 def run(runner, source, limits=LIMITS):
