@@ -118,11 +118,6 @@ def _build(target: Path) -> None:
         shutil.copy2(os.path.realpath(lib), _library_place(target, lib, multiarch))
     for name in ("tmp", "task", "opt/kael"):
         (target / name).mkdir(parents=True, exist_ok=True)
-    for fake, text in FAKE_PROC.items():
-        path = target / "fake-proc" / fake
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    (target / "fake-proc" / "empty-dir").mkdir()
     for p in [target, *target.rglob("*")]:
         if not p.is_symlink():
             os.chmod(p, 0o755 if p.is_dir() or os.access(p, os.X_OK) else 0o644)
@@ -179,45 +174,9 @@ def remove_stale() -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
-# Machine-wide counters replaced by constant files inside the sandbox (as container runtimes'
-# lxcfs does): a run must not see what other runs are doing (memory in use, CPU time, I/O,
-# pressure), or two runs could signal to each other through them.
-FAKE_PROC = {
-    "meminfo": "MemTotal:        1048576 kB\nMemFree:         1048576 kB\nMemAvailable:    1048576 kB\n"
-               "Buffers:               0 kB\nCached:                0 kB\nSwapTotal:             0 kB\n"
-               "SwapFree:              0 kB\nShmem:                 0 kB\n",
-    "stat": "cpu  0 0 0 0 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\nintr 0\nctxt 0\nbtime 0\n"
-            "processes 0\nprocs_running 1\nprocs_blocked 0\nsoftirq 0\n",
-    "loadavg": "0.00 0.00 0.00 1/1 1\n",
-    "uptime": "0.00 0.00\n",
-    "empty": "",
-}
-# /proc in the sandbox is an allow-list. A run sees its own processes (the pid namespace has
-# only them) and, at the top level, only these per-process views:
-PROC_ALLOWED = frozenset({"self", "thread-self", "mounts", "net"})  # the last two: links into self/
-# ... and these machine-wide files as constants (``FAKE_PROC``, as container runtimes' lxcfs):
-PROC_FAKED = {"meminfo": "meminfo", "stat": "stat", "loadavg": "loadavg", "uptime": "uptime"}
-# Every other top-level entry is covered: a file by an empty file, a folder by an empty folder.
-# ``sandbox.self_test`` checks, from inside, that nothing else is readable, and fails closed.
-
-
-def proc_masks(allowed=PROC_ALLOWED) -> list[tuple[str, str]]:
-    """``[(/proc path, fake-proc source)]`` covering every top-level entry of this machine's
-    /proc that is not ``allowed`` and that a user other than root could read (its process
-    folders aside: the run's pid namespace has its own). Each mask costs the run a mount, so
-    files only root may read (``kmsg``, ``kpage*``, ``slabinfo``, ...) are left as they are:
-    the program never runs as root, and the self-test would see one that became readable. A
-    symbolic link that is not allowed is left for the self-test to refuse (a bind mount would
-    follow it)."""
-    masks = []
-    for name in sorted(os.listdir("/proc")):
-        path = os.path.join("/proc", name)
-        if name.isdigit() or name in allowed or os.path.islink(path):
-            continue
-        if not os.path.isdir(path) and not os.stat(path).st_mode & 0o004:
-            continue
-        if name in PROC_FAKED:
-            masks.append((path, PROC_FAKED[name]))
-        else:
-            masks.append((path, "empty-dir" if os.path.isdir(path) else "empty"))
-    return masks
+# The sandbox has no /proc at all. Its per-process folders take their inode numbers from the
+# kernel's one shared counter (``get_next_ino``, as pipes and sockets do), so a run that looks
+# up new ones sees how many other runs made since; and every machine-wide file in it (memory,
+# CPU time, load, pressure) moves with what other runs do. Python, kael and the harness need
+# none of it. ``sandbox.self_test`` checks from inside that the root holds only ``ROOT_ENTRIES``.
+ROOT_ENTRIES = frozenset({"usr", "lib64", "lib", "bin", "opt", "task", "tmp", "dev"})

@@ -6,11 +6,10 @@ One ``SandboxRunner`` per grading slot, each with its own unprivileged uid. A ru
       joins the run's cgroup (memory and process count of the whole run, see cgroup.py),
       mounts a tmpfs with size= and nr_inodes= for the run's /tmp,
       sets the per-process limits (ulimit),
-      exec bwrap --args 3                   (bwrap's arguments come on fd 3: /proc/1/cmdline
-                                             inside shows nothing of the host)
+      exec bwrap --args 3                   (bwrap's arguments come on fd 3, not on its command line)
         new pid, net, ipc, uts, cgroup namespaces; a root made only of rootfs.py's in-memory
         copy of the interpreter, its standard library and libraries, and kael; the task folder
-        read-only; /proc with the machine-wide counters masked; a seccomp filter (seccomp.py)
+        read-only; no /proc at all (rootfs.ROOT_ENTRIES); a seccomp filter (seccomp.py)
         exec setpriv (slot uid, no capabilities, no_new_privs) -- python -I -S -B ...
 
 Python starts with ``-I -S -B``: only the standard library and kael are importable, and nothing
@@ -100,7 +99,6 @@ class SandboxRunner:
     cgroups: CgroupManager | None = None
     output_cap: int = 1024 * 1024
     trees: KaelTrees | None = None  # kael without what a run's rules switch off (kaelcopy.py)
-    proc_allowed: frozenset = rootfs.PROC_ALLOWED  # what the self-test allows is rootfs's list
     tools: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -160,12 +158,8 @@ class SandboxRunner:
             "--ro-bind", str(kael_dir or self.private / "kael"), f"{KAEL_MOUNT}/kael",
             "--ro-bind", str(task_dir), TASK_MOUNT,
             "--bind", str(root / "tmp"), "/tmp",
-            "--proc", "/proc", "--dev", "/dev",
-        ]
-        fake = root / "fake-proc"
-        for target, source in rootfs.proc_masks(self.proc_allowed):
-            args += ["--ro-bind", str(fake / source), target]
-        args += ["--chdir", "/tmp", "--clearenv"]
+            "--dev", "/dev",  # and no /proc (rootfs.ROOT_ENTRIES)
+            "--chdir", "/tmp", "--clearenv"]
         for key, value in {**BASE_ENV, **(env or {})}.items():
             args += ["--setenv", key, value]
         args += ["--seccomp", str(filter_fd), "--",
@@ -296,28 +290,9 @@ try:
     report["kael"] = kael.__file__
 except Exception as exc:
     report["kael"] = "import failed: " + repr(exc)
-with open("/proc/self/status") as f:
-    report["seccomp"] = [l.split()[1] for l in f if l.startswith("Seccomp:")]
-with open("/proc/meminfo") as f:
-    report["meminfo"] = f.readline().split()[1]
-report["proc"] = {}
-for name in os.listdir("/proc"):
-    path = "/proc/" + name
-    if name.isdigit():
-        continue
-    try:
-        if os.path.isdir(path):
-            seen = len(os.listdir(path))
-        else:  # non-blocking: a sandbox that did not drop root could read kmsg, which waits
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-            try:
-                seen = len(os.read(fd, 1 << 16))
-            finally:
-                os.close(fd)
-    except OSError:
-        continue
-    if seen:
-        report["proc"][name] = seen
+import ctypes
+report["seccomp"] = ctypes.CDLL(None).prctl(21, 0, 0, 0, 0)  # PR_GET_SECCOMP: 2 is a filter
+report["root"] = sorted(os.listdir("/"))
 report["importable"] = sorted(n for n in ("pip", "numpy", "fastapi", "pytest", "setuptools")
                               if __import__("importlib.util").util.find_spec(n) is not None)
 print(json.dumps(report))
@@ -365,13 +340,11 @@ def self_test(runner: SandboxRunner, must_hide: list[str]) -> dict:
     extra = sorted(set(report["env"]) - set(BASE_ENV) - {"PWD", "LC_CTYPE"})
     if extra:
         problems.append("inherits environment variables " + ", ".join(extra))
-    if report.get("seccomp") != ["2"]:
-        problems.append(f"no seccomp filter (Seccomp: {report.get('seccomp')})")
-    if report.get("meminfo") != rootfs.FAKE_PROC["meminfo"].split()[1]:
-        problems.append("/proc/meminfo shows the host's memory")
-    exposed = sorted(set(report.get("proc", ())) - rootfs.PROC_ALLOWED - set(rootfs.PROC_FAKED))
-    if exposed or "proc" not in report:
-        problems.append("/proc is not the allow-list: can read " + ", ".join(f"/proc/{n}" for n in exposed))
+    if report.get("seccomp") != 2:
+        problems.append(f"no seccomp filter (PR_GET_SECCOMP: {report.get('seccomp')})")
+    extra = sorted(set(report.get("root", ["?"])) - rootfs.ROOT_ENTRIES)
+    if extra:
+        problems.append("the root is not the allow-list: it holds " + ", ".join("/" + n for n in extra))
     if report.get("importable"):
         problems.append("can import " + ", ".join(report["importable"]))
     if not str(report.get("kael", "")).startswith(KAEL_MOUNT):
