@@ -15,11 +15,11 @@ export interface LearnerKeys {
 const TEXT = {
   summary: { en: "Continue in another browser", zh: "在另一个浏览器中继续" },
   intro: {
-    en: "With a learner key, this server keeps your progress too: the same key in another browser shows it there. The key is made the first time you submit an exercise. Keep it to yourself: it also opens your submissions.",
-    zh: "有了学习者密钥，服务器也会保存你的进度：在另一个浏览器中使用同一个密钥即可看到它。第一次提交习题时生成密钥。请勿告诉他人：它也能打开你的提交记录。",
+    en: "With a learner key, this server keeps your progress too: the same key in another browser shows it there. The key is made the first time you open an exercise. Keep it to yourself: it also opens your submissions.",
+    zh: "有了学习者密钥，服务器也会保存你的进度：在另一个浏览器中使用同一个密钥即可看到它。第一次打开习题时生成密钥。请勿告诉他人：它也能打开你的提交记录。",
   },
   yours: { en: "This browser's learner key", zh: "本浏览器的学习者密钥" },
-  none: { en: "No learner key yet: submit an exercise once and it is made.", zh: "还没有学习者密钥：提交一次习题即可生成。" },
+  none: { en: "No learner key yet: open an exercise once and it is made.", zh: "还没有学习者密钥：打开一次习题即可生成。" },
   copy: { en: "Copy", zh: "复制" },
   copied: { en: "Copied.", zh: "已复制。" },
   other: { en: "A learner key from another browser", zh: "来自另一个浏览器的学习者密钥" },
