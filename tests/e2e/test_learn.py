@@ -150,6 +150,8 @@ def test_every_lesson_at_two_sizes_in_both_languages(app: Page, screenshots):
             app.locator(".learn").screenshot(path=folder / f"learn-map-{lang}-{width}.png")
             for lesson in LESSONS:
                 app.locator(f'.lesson-item[data-lesson="{lesson}"]').click()
+                # The lesson opens at its top, not where the map was scrolled to (a phone scrolls the page).
+                expect(app.locator(".lesson-heading")).to_be_in_viewport()
                 cell = app.locator(".cell").first
                 expect(cell).to_be_visible()
                 expect(app.locator(".lesson-body .katex").first).to_be_visible()

@@ -47,6 +47,7 @@ export class LearnView {
   private renderId = 0;
   private judgeReady = false;
   private keyPanelOpen = false;
+  private scrollOnRender = false;
 
   constructor(private readonly host: LearnHost) {
     // The judge's copy merged in: the course map shows it (a lesson open picks it up when next drawn).
@@ -73,8 +74,17 @@ export class LearnView {
     this.current = (id && lessonById(id)) || null;
     if (this.current) localStorage.setItem(LESSON_KEY, this.current.id);
     else localStorage.removeItem(LESSON_KEY);
+    this.scrollOnRender = true;
     this.render();
+  }
+
+  /** After opening a lesson (or the map): its top in view. The tab panel scrolls on a wide page;
+   * on a phone the whole page does, and the new lesson would open where the last one was read. */
+  private scrollToTop(): void {
+    if (!this.scrollOnRender) return;
+    this.scrollOnRender = false;
     this.element.closest(".tabpanels")?.scrollTo({ top: 0 });
+    if (this.element.getBoundingClientRect().top < 0) this.element.scrollIntoView({ block: "start" });
   }
 
   refreshText(): void {
@@ -120,6 +130,7 @@ export class LearnView {
       panel.addEventListener("toggle", () => (this.keyPanelOpen = (panel as HTMLDetailsElement).open));
       this.element.append(panel);
     }
+    this.scrollToTop();
   }
 
   private lessonProgress(lesson: Lesson): HTMLElement {
@@ -180,6 +191,7 @@ export class LearnView {
       this.practice(lesson),
       this.footer(lesson, LESSONS[position + 1]),
     );
+    this.scrollToTop();
     await Promise.all(typeset);
   }
 
