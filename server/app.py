@@ -20,7 +20,7 @@ from server.db import DatabaseUnavailable, database_unavailable, make_engine, ma
 from server.grading.service import start_grading
 from server.classroom.limits import join_limits
 from server.classroom.tokens import TeacherTokens
-from server.routes import classes, clients, docs, exercises, frontend, health, submissions, teachers
+from server.routes import classes, clients, docs, exercises, frontend, health, progress, submissions, teachers
 
 log = logging.getLogger("kael.server")
 
@@ -89,6 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(submissions.router)
     api.include_router(teachers.router)
     api.include_router(classes.router)
+    api.include_router(progress.router)
     app.include_router(api)
     app.include_router(docs.router)
     app.include_router(frontend.router)

@@ -104,6 +104,19 @@ class Enrollment(Base):
     joined_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class LearnerProgress(Base):
+    """A learner's progress (server/progress.py: what the facts are and how two copies merge),
+    one row per server-issued identity. ``version`` grows by one with every write: a write
+    names the version it merged into, so two tabs writing at once never lose a fact."""
+
+    __tablename__ = "learner_progress"
+
+    client_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    data: Mapped[dict] = mapped_column(JSON)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 # ------------------------------------------------------------------------------- API shapes
 
 

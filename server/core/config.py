@@ -17,6 +17,7 @@ class Settings:
     data_dir: Path = REPO / ".data"
     database_url: str = ""  # empty: SQLite file kael.db under data_dir
     exercises_dir: Path = REPO / "exercises"
+    lessons_dir: Path = REPO / "web" / "lessons"  # the lesson ids (and cells) progress may name
     web_dist: Path = REPO / "web" / "dist"
     pyodide_dir: Path = REPO / "web" / "node_modules" / "pyodide"
     wheel_dir: Path = REPO / "dist"
@@ -144,6 +145,7 @@ def load_settings(env=None) -> Settings:
         data_dir=data_dir,
         database_url=env.get("KAEL_DATABASE_URL", "").strip(),
         exercises_dir=_path(env, "KAEL_EXERCISES_DIR", Settings.exercises_dir),
+        lessons_dir=_path(env, "KAEL_LESSONS_DIR", Settings.lessons_dir),
         web_dist=_path(env, "KAEL_WEB_DIST", Settings.web_dist),
         pyodide_dir=_path(env, "KAEL_PYODIDE_DIR", Settings.pyodide_dir),
         wheel_dir=_path(env, "KAEL_WHEEL_DIR", Settings.wheel_dir),

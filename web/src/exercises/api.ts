@@ -3,7 +3,7 @@
 
 import type { Urls } from "../config";
 import type { TestReport, VirtualFile } from "../worker/protocol";
-import { ClientIdentity, getJson, type Result } from "./identity";
+import { ClientIdentity, getJson, savedIdentity, TOKEN_PATTERN, type Result } from "./identity";
 import type { Verdict } from "./verdicts";
 
 export interface ExerciseSummary {
@@ -42,6 +42,13 @@ export interface Submission {
 }
 
 export type { Result } from "./identity";
+
+/** A learner's progress as the judge keeps it (server/progress.py); `accepted` is the judge's own verdicts. */
+export interface ServerProgress {
+  lessons: Record<string, { read: boolean; read_at: number; cells: Record<string, "matched" | "differs"> }>;
+  exercises: Record<string, { hints: number; passed: boolean; accepted?: boolean }>;
+  version?: number;
+}
 /** Set once a judge answered api/health: offline later, Submit stays and says it is unreachable. */
 const JUDGE_KEY = "kael.judge";
 
@@ -63,6 +70,9 @@ export class ExerciseSource {
   private readonly identity: ClientIdentity;
   private detailCache = new Map<string, ExerciseDetail>();
   private harness: VirtualFile[] | null = null;
+  private probedAnswer!: (answered: boolean) => void;
+  /** Resolves once api/health was asked: true when a judge answered it. */
+  readonly probed = new Promise<boolean>((resolve) => (this.probedAnswer = resolve));
 
   constructor(private readonly urls: Urls) {
     this.identity = new ClientIdentity(urls.api);
@@ -73,7 +83,38 @@ export class ExerciseSource {
     this.unreachable = !health.ok && health.unreachable === true;
     this.server = health.ok ? health.value.status === "ok" : this.unreachable && remember(JUDGE_KEY, null) === "1";
     if (health.ok) remember(JUDGE_KEY, this.server ? "1" : "0");
+    this.probedAnswer(health.ok && this.server);
     return this.server;
+  }
+
+  // ------------------------------------------------------------ progress (learn/sync.ts)
+
+  /** This browser's identity at the judge, as a learner key another browser can take; null: none yet. */
+  learnerKey(): string | null {
+    return savedIdentity()?.token ?? null;
+  }
+
+  onIdentity(listener: () => void): void {
+    this.identity.onIdentity(listener);
+  }
+
+  /** Merge a copy of the progress into this identity's on the judge; the merged copy. */
+  mergeProgress(copy: ServerProgress): Promise<Result<ServerProgress>> {
+    return this.identity.fetchKnown(`${this.urls.api}progress`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(copy),
+      cache: "no-store",
+    });
+  }
+
+  /** Use another browser's learner key here, once the judge says it issued it. */
+  async useLearnerKey(key: string): Promise<Result<ServerProgress>> {
+    const token = key.trim();
+    if (!TOKEN_PATTERN.test(token)) return { ok: false, message: "format", status: 422 };
+    const answer = await getJson<ServerProgress>(`${this.urls.api}progress`, { headers: { "X-Client-Token": token }, cache: "no-store" });
+    if (answer.ok) this.identity.adopt(token);
+    return answer;
   }
 
   async list(): Promise<Result<ExerciseSummary[]>> {

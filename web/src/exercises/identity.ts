@@ -29,20 +29,58 @@ export async function getJson<T>(url: string, init?: RequestInit): Promise<Resul
   }
 }
 
+interface Saved {
+  header: string;
+  token: string;
+}
+
+/** The identity this browser keeps, if it has one (never mints). */
+export function savedIdentity(): Saved | null {
+  try {
+    const saved = JSON.parse(localStorage.getItem(TOKEN_KEY) ?? "null") as Saved | null;
+    return saved?.header && saved.token ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A client token as the server issues them (server/core/identity.py); its signature only the server checks. */
+export const TOKEN_PATTERN = /^k1\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/;
+
 export class ClientIdentity {
   private identity: Promise<Record<string, string>> | null = null;
+  private readonly listeners = new Set<() => void>();
 
   constructor(private readonly api: string) {}
+
+  /** Called when this browser gets an identity (minted for a first submission, or adopted). */
+  onIdentity(listener: () => void): void {
+    this.listeners.add(listener);
+  }
+
+  /** Take an identity from another browser (its learner key), once the server said it is its own. */
+  adopt(token: string, header = "X-Client-Token"): void {
+    try {
+      localStorage.setItem(TOKEN_KEY, JSON.stringify({ header, token }));
+    } catch {
+      // not kept: this visit uses it all the same
+    }
+    this.identity = Promise.resolve({ [header]: token });
+    this.listeners.forEach((listener) => listener());
+  }
+
+  /** A request made only when this browser already has an identity (none is minted for it). */
+  async fetchKnown<T>(url: string, init: RequestInit = {}): Promise<Result<T>> {
+    const saved = savedIdentity();
+    if (!saved) return { ok: false, message: "this browser has no identity at the judge", status: 401 };
+    return getJson<T>(url, { ...init, headers: { ...(init.headers as object), [saved.header]: saved.token } });
+  }
 
   /** The header naming this browser; a server that issues no token gets no header. */
   headers(): Promise<Record<string, string>> {
     this.identity ??= (async () => {
-      try {
-        const saved = JSON.parse(localStorage.getItem(TOKEN_KEY) ?? "null") as { header: string; token: string } | null;
-        if (saved?.header && saved.token) return { [saved.header]: saved.token };
-      } catch {
-        // unreadable: mint a new one
-      }
+      const kept = savedIdentity(); // unreadable or none: mint a new one
+      if (kept) return { [kept.header]: kept.token };
       const minted = await getJson<{ token: string; header?: string }>(`${this.api}clients`, { method: "POST" });
       if (!minted.ok) {
         this.identity = null; // try again next time (offline now, or the judge is down)
@@ -54,6 +92,7 @@ export class ClientIdentity {
       } catch {
         // not kept: a new identity next visit
       }
+      queueMicrotask(() => this.listeners.forEach((listener) => listener()));
       return { [saved.header]: saved.token };
     })();
     return this.identity;

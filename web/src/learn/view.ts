@@ -7,6 +7,7 @@ import { exerciseStatus } from "../exercises/view";
 import { clear, h } from "../ui/dom";
 import { currentLang, t } from "../ui/i18n";
 import { cellView, outputMatches, type CellRun } from "./cell";
+import { learnerKeyPanel, type LearnerKeys } from "./key";
 import { LESSONS, lessonById, loadLesson, type Cell, type Lesson } from "./lessons";
 import type { LessonText } from "./parse";
 import { progress } from "./progress";
@@ -21,6 +22,8 @@ export interface LearnHost {
   canRun(): boolean;
   onRunnable(listener: () => void): void;
   exercises(): Promise<ExerciseSummary[]>;
+  /** The judge, when the page has one: progress kept there under a learner key (./sync.ts). */
+  judge?: { probed: Promise<boolean>; keys: LearnerKeys; syncNow(): Promise<void> };
 }
 
 const LESSON_KEY = "kael.learn.lesson";
@@ -42,8 +45,17 @@ export class LearnView {
   private catalog: ExerciseSummary[] = [];
   private cellElements: HTMLElement[] = [];
   private renderId = 0;
+  private judgeReady = false;
+  private keyPanelOpen = false;
+  private scrollOnRender = false;
 
   constructor(private readonly host: LearnHost) {
+    // The judge's copy merged in: the course map shows it (a lesson open picks it up when next drawn).
+    progress.onChange((source) => source === "server" && !this.current && this.render());
+    void host.judge?.probed.then((answered) => {
+      this.judgeReady = answered;
+      if (answered && !this.current) this.render();
+    });
     host.onRunnable(() => this.cellElements.forEach((el) => (el as HTMLElement & { refresh?: () => void }).refresh?.()));
     void host.exercises().then((list) => {
       this.catalog = list;
@@ -62,8 +74,17 @@ export class LearnView {
     this.current = (id && lessonById(id)) || null;
     if (this.current) localStorage.setItem(LESSON_KEY, this.current.id);
     else localStorage.removeItem(LESSON_KEY);
+    this.scrollOnRender = true;
     this.render();
+  }
+
+  /** After opening a lesson (or the map): its top in view. The tab panel scrolls on a wide page;
+   * on a phone the whole page does, and the new lesson would open where the last one was read. */
+  private scrollToTop(): void {
+    if (!this.scrollOnRender) return;
+    this.scrollOnRender = false;
     this.element.closest(".tabpanels")?.scrollTo({ top: 0 });
+    if (this.element.getBoundingClientRect().top < 0) this.element.scrollIntoView({ block: "start" });
   }
 
   refreshText(): void {
@@ -100,6 +121,16 @@ export class LearnView {
       h("p", { class: "muted" }, t("learn.intro")),
       h("ol", { class: "lesson-list", "aria-label": t("learn.map") }, items),
     );
+    const judge = this.host.judge;
+    if (judge && this.judgeReady) {
+      const panel = learnerKeyPanel(judge.keys, async () => {
+        await judge.syncNow();
+        this.render();
+      }, this.keyPanelOpen);
+      panel.addEventListener("toggle", () => (this.keyPanelOpen = (panel as HTMLDetailsElement).open));
+      this.element.append(panel);
+    }
+    this.scrollToTop();
   }
 
   private lessonProgress(lesson: Lesson): HTMLElement {
@@ -160,6 +191,7 @@ export class LearnView {
       this.practice(lesson),
       this.footer(lesson, LESSONS[position + 1]),
     );
+    this.scrollToTop();
     await Promise.all(typeset);
   }
 

@@ -5,11 +5,13 @@
 import type { Runner } from "../app/runner";
 import type { ConsoleView } from "../console/console";
 import type { CodeEditor } from "../editor/editor";
-import type { ExerciseSource } from "../exercises/api";
+import type { ExerciseSource, ExerciseSummary } from "../exercises/api";
 import type { ExercisesView } from "../exercises/view";
 import { t } from "../ui/i18n";
 import type { Tabs } from "../ui/tabs";
 import type { PyodideClient } from "../worker/client";
+import { LESSONS } from "./lessons";
+import { syncProgress } from "./sync";
 import { LearnView } from "./view";
 
 export interface LearnParts {
@@ -25,6 +27,10 @@ export interface LearnParts {
 
 export function learnView(p: LearnParts): LearnView {
   const { client, editor } = p;
+  let catalog: Promise<ExerciseSummary[]> | null = null;
+  const exercises = () => (catalog ??= p.source.list().then((result) => (result.ok ? result.value : [])));
+  const lessonCells = new Map(LESSONS.map((lesson) => [lesson.id, Object.keys(lesson.cells)]));
+  const sync = syncProgress(p.source, lessonCells, async () => (await exercises()).map((e) => e.id));
   return new LearnView({
     runCell: async (code, label) => {
       p.console.clear(); // the console shows this cell's run alone, as it does an exercise's tests
@@ -53,9 +59,7 @@ export function learnView(p: LearnParts): LearnView {
     },
     canRun: () => client.state.phase === "ready",
     onRunnable: (listener) => client.on((event) => event.type === "state" && listener()),
-    exercises: async () => {
-      const result = await p.source.list();
-      return result.ok ? result.value : [];
-    },
+    exercises,
+    judge: { probed: p.source.probed, keys: p.source, syncNow: sync.now },
   });
 }
