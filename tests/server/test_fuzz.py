@@ -44,7 +44,8 @@ def test_no_request_from_the_openapi_document_gets_a_5xx(server):
         "POST /api/submissions", "GET /api/submissions", "GET /api/submissions/{submission_id}",
         "POST /api/teachers", "POST /api/classes", "POST /api/classes/join",
         "GET /api/classes/{class_id}/dashboard", "GET /api/classes/{class_id}/export.csv",
-        "GET /api/classes/{class_id}/learners/{learner_id}/submissions"}
+        "GET /api/classes/{class_id}/learners/{learner_id}/submissions",
+        "GET /api/progress", "POST /api/progress"}
     seen: Counter = Counter()
     failures: list[str] = []
     with requests.Session() as session:
