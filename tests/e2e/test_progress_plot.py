@@ -13,6 +13,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from .test_a11y import AXE, SERIOUS
 from .test_playground import console, run, set_code, wait_idle
 
 # Collects, while a run goes, every text the progress bar shows and every point count the loss
@@ -29,6 +30,18 @@ WATCH = """() => {
 }"""
 
 
+def axe_violations(page: Page, selector: str) -> list[str]:
+    """Serious and critical axe-core violations inside `selector` (the editor's colours are
+    another item of issue 25, checked by test_a11y.py)."""
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
+    found = page.evaluate("""async (selector) => {
+      const r = await axe.run(selector, { resultTypes: ['violations'] });
+      return r.violations.flatMap(v => v.nodes.map(n => ({ impact: v.impact, text: `${v.id}: ${v.help} -- ${n.target.join(' ')}` })));
+    }""", selector)
+    return [f["text"] for f in found if f["impact"] in SERIOUS]
+
+
 def open_example(page: Page, name: str) -> None:
     page.get_by_role("button", name=re.compile(name)).click()
 
@@ -43,6 +56,7 @@ def test_the_activation_memory_example_counts_its_matrix_products(app: Page, scr
     expect(bar).to_be_visible(timeout=60_000)
     expect(bar).to_contain_text(re.compile(r"matrix products \d+/14"))
     app.screenshot(path=screenshots / f"progress-activation-memory-{size[0]}.png")
+    problems = axe_violations(app, '[data-testid="run-progress"]')
     wait_idle(app, 180_000)
     expect(bar).to_be_hidden()  # the bar goes with the run
     expect(app.get_by_role("tab", name="Memory")).to_have_attribute("aria-selected", "true")
@@ -52,6 +66,7 @@ def test_the_activation_memory_example_counts_its_matrix_products(app: Page, scr
             for m in [re.search(r"matrix products (\d+)/14", text)] if m]
     assert len(set(seen)) >= 2, seen  # it moved while the run ran
     assert seen == sorted(seen), seen
+    assert not problems, "\n".join(problems)
 
 
 def test_a_stopped_or_failed_run_takes_its_bar_away(app: Page):
@@ -97,6 +112,8 @@ def test_two_moons_draws_its_loss_per_step_live_and_its_boundary(app: Page, scre
     assert boundary.locator("rect.cls-0").count() > 100 and boundary.locator("rect.cls-1").count() > 100
     expect(app.get_by_text("Decision boundary after 120 steps")).to_be_visible()
     app.screenshot(path=screenshots / "plot-training-1440.png")
+    problems = axe_violations(app, ".plot-view")
+    assert not problems, "\n".join(problems)
     app.set_viewport_size({"width": 390, "height": 844})
     app.get_by_role("tab", name="Plot").scroll_into_view_if_needed()
     app.screenshot(path=screenshots / "plot-training-390.png", full_page=True)
