@@ -1,13 +1,75 @@
-"""``Optimizer``: parameter groups, per-parameter state, ``zero_grad`` and state dicts."""
+"""``Optimizer``: parameter groups, per-parameter state, ``zero_grad``, state dicts, and the step
+hooks PyTorch has (``register_step_pre_hook`` / ``register_step_post_hook`` on one optimizer,
+``register_optimizer_step_pre_hook`` / ``register_optimizer_step_post_hook`` on all of them).
+
+Every subclass's ``step`` is wrapped once, when the class is defined, by ``_hooked_step``: global
+pre hooks, the optimizer's pre hooks, ``step``, the optimizer's post hooks, global post hooks (the
+order of PyTorch's ``profile_hook_step``). A ``step`` that calls ``super().step()`` runs the hooks
+once, not once per class. With no hooks registered the wrapper costs two empty loops.
+"""
 
 from __future__ import annotations
 
 import copy
+import functools
 
+from ..autograd.node import _RemovableHandle
 from ..nn.module import zero_grads
 from ..tensor import Tensor
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+
+_global_optimizer_pre_hooks: list = []
+_global_optimizer_post_hooks: list = []
+
+
+def register_optimizer_step_pre_hook(hook) -> _RemovableHandle:
+    """Run ``hook(optimizer, args, kwargs)`` before every optimizer's ``step``; it returns None or
+    a new ``(args, kwargs)`` for the step. Returns a handle whose ``remove()`` unregisters it."""
+    _global_optimizer_pre_hooks.append(hook)
+    return _RemovableHandle(_global_optimizer_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook) -> _RemovableHandle:
+    """Run ``hook(optimizer, args, kwargs)`` after every optimizer's ``step``. Returns a handle
+    whose ``remove()`` unregisters it."""
+    _global_optimizer_post_hooks.append(hook)
+    return _RemovableHandle(_global_optimizer_post_hooks, hook)
+
+
+def _run_pre_hooks(hooks, optimizer, args, kwargs):
+    for hook in list(hooks):
+        result = hook(optimizer, args, kwargs)
+        if result is None:
+            continue
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise RuntimeError(f"an optimizer step pre hook must return None or a tuple of (new_args, new_kwargs), "
+                               f"but got {result!r}")
+        args, kwargs = result
+    return args, kwargs
+
+
+def _hooked_step(step):
+    """``step`` with the optimizer's and the global step hooks around it."""
+
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        if self.__dict__.get("_in_step"):  # super().step() from a subclass's step: hooks ran once
+            return step(self, *args, **kwargs)
+        pre, post = self.__dict__.get("_step_pre_hooks", ()), self.__dict__.get("_step_post_hooks", ())
+        if _global_optimizer_pre_hooks or pre:
+            args, kwargs = _run_pre_hooks([*_global_optimizer_pre_hooks, *pre], self, args, kwargs)
+        self._in_step = True
+        try:
+            out = step(self, *args, **kwargs)
+        finally:
+            self._in_step = False
+        for hook in [*post, *_global_optimizer_post_hooks]:
+            hook(self, args, kwargs)
+        return out
+
+    wrapper.hooked = True
+    return wrapper
 
 
 def _param_groups(params) -> list:
@@ -26,7 +88,15 @@ class Optimizer:
     """Holds ``param_groups`` (dicts of ``params`` and hyperparameters) and ``state`` (a dict
     keyed by parameter). Subclasses write ``step``, which runs under ``no_grad``."""
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "hooked", False):
+            cls.step = _hooked_step(step)
+
     def __init__(self, params, defaults):
+        self._step_pre_hooks = []
+        self._step_post_hooks = []
         self.defaults = defaults
         self.param_groups = []
         self.state = {}
@@ -57,6 +127,18 @@ class Optimizer:
 
     def step(self):
         raise NotImplementedError(f"{type(self).__name__} must implement step()")
+
+    def register_step_pre_hook(self, hook) -> _RemovableHandle:
+        """Run ``hook(optimizer, args, kwargs)`` before this optimizer's ``step``; it returns None
+        or a new ``(args, kwargs)``. Returns a handle whose ``remove()`` unregisters it."""
+        self._step_pre_hooks.append(hook)
+        return _RemovableHandle(self._step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook) -> _RemovableHandle:
+        """Run ``hook(optimizer, args, kwargs)`` after this optimizer's ``step``. Returns a handle
+        whose ``remove()`` unregisters it."""
+        self._step_post_hooks.append(hook)
+        return _RemovableHandle(self._step_post_hooks, hook)
 
     def _params_with_grad(self):
         """``(group, p)`` for every parameter that has a gradient."""

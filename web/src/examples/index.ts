@@ -125,8 +125,8 @@ export const EXAMPLES: Example[] = [
     id: "two-moons",
     title: { en: "Train an MLP on two moons", zh: "在双月数据上训练 MLP" },
     summary: {
-      en: "Adam on a small MLP; the loss is plotted live while Python runs.",
-      zh: "用 Adam 训练小型 MLP；损失曲线在 Python 运行时实时绘制。",
+      en: "Adam on a small MLP; each step's loss is drawn live by itself, with the decision boundary.",
+      zh: "用 Adam 训练小型 MLP；每步的损失自动实时绘制，并画出决策边界。",
     },
     view: "plot",
     code: twoMoons,

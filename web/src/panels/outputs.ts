@@ -1,11 +1,14 @@
 // The output pane: a tab per panel, and the loops over the panel list for a run's life.
 
+import { isProgressReport, ProgressBar } from "../plot/progress";
 import { Tabs } from "../ui/tabs";
-import type { Display } from "../worker/protocol";
+import { DISPLAY_KIND, type Display } from "../worker/protocol";
 import type { Panel, PanelPlace } from "./panel";
 
 export class OutputPanels {
   readonly tabs: Tabs;
+  /** The run's progress (playground.progress, kael's long operations), above whichever tab is open. */
+  readonly progress = new ProgressBar();
   private drew = new Set<string>();
 
   constructor(private readonly panels: readonly Panel[]) {
@@ -15,6 +18,7 @@ export class OutputPanels {
       panels.map((p) => ({ id: p.id, label: p.label, panel: p.element })),
     );
     this.tabs.onSelect((id) => this.panel(id)?.shown?.());
+    this.tabs.panels.prepend(this.progress.element);
   }
 
   panel(id: string): Panel | undefined {
@@ -24,11 +28,16 @@ export class OutputPanels {
   /** A run starts. */
   reset(): void {
     this.drew.clear();
+    this.progress.clear();
     for (const panel of this.panels) panel.reset();
   }
 
   /** Every panel is offered every display (a trace also gives the Graph tab its graph). */
   show(display: Display): void {
+    if (display.kind === DISPLAY_KIND.progress) {
+      if (isProgressReport(display)) this.progress.update(display);
+      return;
+    }
     for (const panel of this.panels) {
       if (!panel.accept(display)) continue;
       const first = !this.drew.has(panel.id);
@@ -40,6 +49,7 @@ export class OutputPanels {
 
   /** A run ended: show the highest-ranked panel that drew something (the first panel if none). */
   finish(failed: boolean): void {
+    this.progress.clear(); // the run ended, stopped or failed: no bar
     let best = this.panels[0];
     if (!failed) {
       for (const panel of this.panels) if (this.drew.has(panel.id) && panel.rank > best.rank) best = panel;
@@ -56,6 +66,7 @@ export class OutputPanels {
   }
 
   refreshText(): void {
+    this.progress.refreshText();
     for (const panel of this.panels) panel.refreshText();
   }
 }

@@ -1,5 +1,9 @@
-// The Plot tab: live line plots and a progress bar (playground.plot, playground.progress).
+// The Plot tab: the loss per optimizer step and the decision boundary a training run draws
+// (playground.py's watch, playground.boundary), and live line plots (playground.plot). The run's
+// progress bar is the output pane's (OutputPanels), not this tab's.
 
+import { isBoundary } from "../plot/boundary";
+import { isLossBatch } from "../plot/losses";
 import { PlotView } from "../plot/plot";
 import { DISPLAY_KIND, type Display } from "../worker/protocol";
 import type { Panel } from "./panel";
@@ -11,18 +15,8 @@ interface PlotPoint {
   xlabel?: string;
 }
 
-interface Progress {
-  value: number;
-  total: number;
-  label?: string;
-}
-
 function isPlotPoint(d: Display): d is Display & PlotPoint {
   return typeof d.series === "string" && typeof d.x === "number" && (typeof d.y === "number" || d.y === null);
-}
-
-function isProgress(d: Display): d is Display & Progress {
-  return typeof d.value === "number" && typeof d.total === "number";
 }
 
 export function plotPanel(view = new PlotView()): Panel {
@@ -33,9 +27,10 @@ export function plotPanel(view = new PlotView()): Panel {
     rank: 1,
     selectEarly: true,
     accept(display: Display) {
-      if (display.kind === DISPLAY_KIND.progress && isProgress(display)) view.progress(display.value, display.total, display.label);
-      if (display.kind !== DISPLAY_KIND.plot || !isPlotPoint(display)) return false;
-      view.add(display.series, display.x, display.y, display.xlabel);
+      if (display.kind === DISPLAY_KIND.loss && isLossBatch(display.data)) view.addLosses(display.data);
+      else if (display.kind === DISPLAY_KIND.boundary && isBoundary(display.data)) view.showBoundary(display.data);
+      else if (display.kind === DISPLAY_KIND.plot && isPlotPoint(display)) view.add(display.series, display.x, display.y, display.xlabel);
+      else return false;
       return true;
     },
     reset: () => view.reset(),

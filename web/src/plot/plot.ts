@@ -1,109 +1,108 @@
-// The Plot tab: live line plots fed by playground.plot(series, x, y) while code runs, and a
-// progress bar fed by playground.progress(value, total, label).
+// The Plot tab: the loss per optimizer step (drawn by itself when a program trains: display kind
+// "loss"), the decision boundary a program asks for (playground.boundary: "boundary"), and the
+// learner's own live line plots (playground.plot: "plot").
 
-import { clear, h, s } from "../ui/dom";
-import { t } from "../ui/i18n";
+import { h } from "../ui/dom";
+import { currentLang, type Localized, t } from "../ui/i18n";
+import { type BoundaryData, BoundaryView } from "./boundary";
+import { LineChart, legendText } from "./chart";
+import { type LossBatch, LossRuns } from "./losses";
+import "./plot.css";
 
-const MAX_DRAWN_POINTS = 2000;
-const W = 560;
-const H = 300;
-const M = { left: 64, right: 16, top: 16, bottom: 44 };
+const TEXT: Record<string, Localized> = {
+  empty: {
+    en: "No plot yet. A program that calls an optimizer's step() after backward() draws its loss here by itself; playground.plot(\"loss\", step, value) draws anything else.",
+    zh: "还没有曲线。程序在 backward() 之后调用优化器的 step() 时，这里会自动画出损失；其他曲线可用 playground.plot(\"loss\", step, value)。",
+  },
+  loss: { en: "Loss per optimizer step", zh: "每次优化器 step 的损失" },
+  lossLabel: { en: "Loss per optimizer step: the value backward() started from before each step()", zh: "每次 step() 之前 backward() 所用的损失值" },
+  step: { en: "optimizer step", zh: "优化器 step" },
+  boundary: { en: "Decision boundary", zh: "决策边界" },
+  boundaryAt: { en: "Decision boundary after {steps} steps", zh: "{steps} 步之后的决策边界" },
+  boundaryLabel: { en: "The class the model predicts over the data's box, with the data points", zh: "模型在数据范围内预测的类别，以及数据点" },
+  yours: { en: "playground.plot", zh: "playground.plot" },
+};
+
+const say = (key: keyof typeof TEXT, vars: Record<string, string | number> = {}) =>
+  TEXT[key][currentLang()].replace(/\{(\w+)\}/g, (_, k: string) => String(vars[k] ?? ""));
+
+function figure(cls: string, title: HTMLElement, ...body: Element[]): HTMLElement {
+  return h("figure", { class: `plot-figure ${cls}` }, h("figcaption", {}, title), ...body);
+}
 
 export class PlotView {
   readonly element: HTMLElement;
-  private readonly placeholder: HTMLElement;
-  private readonly svg: SVGSVGElement;
-  private readonly legend: HTMLElement;
-  private readonly bar: HTMLProgressElement;
-  private readonly barLabel: HTMLElement;
-  private series = new Map<string, { x: number; y: number | null }[]>();
-  private xlabel = "";
-  private frame = 0;
+  private readonly placeholder = h("p", { class: "placeholder" });
+  private readonly lossLegend = h("p", { class: "plot-legend", "data-testid": "loss-legend" });
+  private readonly plotLegend = h("p", { class: "plot-legend", "data-testid": "plot-legend" });
+  private readonly lossTitle = h("span", {});
+  private readonly boundaryTitle = h("span", {});
+  private readonly plotTitle = h("span", {});
+  private readonly losses = new LineChart((series) => (this.lossLegend.textContent = legendText(series)));
+  private readonly plots = new LineChart((series) => (this.plotLegend.textContent = legendText(series)));
+  private readonly boundary = new BoundaryView();
+  private readonly runs = new LossRuns();
+  private boundarySteps: number | null = null;
 
   constructor() {
-    this.placeholder = h("p", { class: "placeholder" });
-    this.svg = s("svg", { class: "plot-svg", viewBox: `0 0 ${W} ${H}`, role: "img" });
-    this.legend = h("p", { class: "plot-legend", "data-testid": "plot-legend" });
-    this.bar = h("progress", { class: "plot-progress", max: "1", value: "0" });
-    this.barLabel = h("span", { class: "plot-progress-label" });
+    this.losses.ylabel = "loss";
     this.element = h(
       "div",
       { class: "plot-view" },
       this.placeholder,
-      h("div", { class: "plot-main" }, h("div", { class: "plot-progress-row" }, this.bar, this.barLabel), this.svg, this.legend),
+      h(
+        "div",
+        { class: "plot-main" },
+        figure("plot-loss", this.lossTitle, this.losses.svg, this.lossLegend),
+        figure("plot-boundary", this.boundaryTitle, this.boundary.svg),
+        figure("plot-yours", this.plotTitle, this.plots.svg, this.plotLegend),
+      ),
     );
+    this.losses.svg.dataset.testid = "loss-curve";
     this.refreshText();
   }
 
   refreshText(): void {
-    this.placeholder.textContent = t("plot.empty");
-    this.svg.setAttribute("aria-label", t("plot.label"));
+    this.placeholder.textContent = say("empty");
+    this.plots.svg.setAttribute("aria-label", t("plot.label"));
+    this.losses.svg.setAttribute("aria-label", say("lossLabel"));
+    this.boundary.svg.setAttribute("aria-label", say("boundaryLabel"));
+    this.losses.xlabel = say("step");
+    this.lossTitle.textContent = say("loss");
+    this.plotTitle.textContent = say("yours");
+    this.boundaryTitle.textContent = this.boundarySteps === null ? say("boundary") : say("boundaryAt", { steps: this.boundarySteps });
   }
 
   reset(): void {
-    this.series.clear();
-    this.xlabel = "";
-    this.element.classList.remove("has-plot", "has-progress");
-    clear(this.svg);
-    this.legend.textContent = "";
+    this.losses.reset();
+    this.plots.reset();
+    this.boundary.reset();
+    this.runs.clear();
+    this.boundarySteps = null;
+    this.lossLegend.textContent = this.plotLegend.textContent = "";
+    this.plots.xlabel = "";
+    this.element.classList.remove("has-plot", "has-loss", "has-boundary", "has-yours");
+    this.refreshText();
   }
 
+  /** One point of the learner's playground.plot series. */
   add(name: string, x: number, y: number | null, xlabel?: string): void {
-    if (xlabel) this.xlabel = xlabel;
-    if (!this.series.has(name)) this.series.set(name, []);
-    this.series.get(name)!.push({ x, y });
-    this.element.classList.add("has-plot");
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
+    if (xlabel) this.plots.xlabel = xlabel;
+    this.plots.add(name, [{ x, y }]);
+    this.element.classList.add("has-plot", "has-yours");
   }
 
-  progress(value: number, total: number, label?: string): void {
-    this.element.classList.add("has-progress");
-    this.bar.max = total || 1;
-    this.bar.value = value;
-    this.barLabel.textContent = `${label ? `${label} ` : ""}${Math.round(value)}/${Math.round(total)}`;
+  /** New loss points, per optimizer. */
+  addLosses(batch: LossBatch): void {
+    for (const { from, to } of this.runs.take(batch)) this.losses.rename(from, to);
+    for (const run of batch.runs) this.losses.add(this.runs.name(run.id), run.points.map(([x, y]) => ({ x, y })));
+    this.element.classList.add("has-plot", "has-loss");
   }
 
-  private draw(): void {
-    this.frame = 0;
-    clear(this.svg);
-    const all = [...this.series.values()].flat().filter((p) => p.y !== null) as { x: number; y: number }[];
-    if (!all.length) return;
-    let [x0, x1] = [Math.min(...all.map((p) => p.x)), Math.max(...all.map((p) => p.x))];
-    let [y0, y1] = [Math.min(...all.map((p) => p.y)), Math.max(...all.map((p) => p.y))];
-    if (x0 === x1) x1 = x0 + 1;
-    if (y0 === y1) [y0, y1] = [y0 - 0.5, y1 + 0.5];
-    const px = (x: number) => M.left + ((x - x0) / (x1 - x0)) * (W - M.left - M.right);
-    const py = (y: number) => H - M.bottom - ((y - y0) / (y1 - y0)) * (H - M.top - M.bottom);
-    const fmt = (v: number) => (Math.abs(v) >= 1000 || (Math.abs(v) < 0.01 && v !== 0) ? v.toExponential(1) : Number(v.toPrecision(3)).toString());
-
-    this.svg.append(
-      s("line", { x1: M.left, y1: H - M.bottom, x2: W - M.right, y2: H - M.bottom, class: "axis" }),
-      s("line", { x1: M.left, y1: M.top, x2: M.left, y2: H - M.bottom, class: "axis" }),
-      s("text", { x: M.left - 6, y: py(y1) + 4, "text-anchor": "end", class: "tick" }, fmt(y1)),
-      s("text", { x: M.left - 6, y: py(y0) + 4, "text-anchor": "end", class: "tick" }, fmt(y0)),
-      s("text", { x: px(x0), y: H - M.bottom + 16, "text-anchor": "start", class: "tick" }, fmt(x0)),
-      s("text", { x: px(x1), y: H - M.bottom + 16, "text-anchor": "end", class: "tick" }, fmt(x1)),
-      // Axis titles: x is what plot() was told (default "step"), y the series' names.
-      s("text", { x: (M.left + W - M.right) / 2, y: H - 6, "text-anchor": "middle", class: "axis-title", "data-axis": "x" }, this.xlabel),
-      s(
-        "text",
-        { x: 0, y: 0, "text-anchor": "middle", class: "axis-title", "data-axis": "y", transform: `translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)` },
-        [...this.series.keys()].join(", "),
-      ),
-    );
-    const legend: string[] = [];
-    let i = 0;
-    for (const [name, points] of this.series) {
-      const stride = Math.ceil(points.length / MAX_DRAWN_POINTS); // draw at most ~2000 points a series
-      const d = points
-        .filter((p, j) => p.y !== null && (j % stride === 0 || j === points.length - 1))
-        .map((p, j) => `${j ? "L" : "M"} ${px(p.x).toFixed(1)} ${py(p.y as number).toFixed(1)}`)
-        .join(" ");
-      this.svg.append(s("path", { d, class: `series series-${i % 4}` }));
-      const last = points[points.length - 1];
-      legend.push(`${name}: ${last.y === null ? "NaN" : fmt(last.y)} (${points.length} points)`);
-      i++;
-    }
-    this.legend.textContent = legend.join(" · ");
+  showBoundary(data: BoundaryData): void {
+    this.boundary.show(data);
+    this.boundarySteps = data.steps;
+    this.boundaryTitle.textContent = say("boundaryAt", { steps: data.steps });
+    this.element.classList.add("has-plot", "has-boundary");
   }
 }

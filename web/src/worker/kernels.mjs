@@ -24,23 +24,28 @@ export const ABI = 1;
  * @param {ArrayLike<number>} bOffsets
  */
 export function matmulArrays(a, b, out, aOffsets, bOffsets, m, k, n, sa0, sa1, sb0, sb1) {
+  matmulRowsOf(a, b, out, aOffsets, bOffsets, m, k, n, sa0, sa1, sb0, sb1, 0, aOffsets.length * m);
+}
+
+/**
+ * The rows [rowStart, rowEnd) of matmulArrays's result, counted over the whole batch (row r is row
+ * r % m of matrix floor(r / m)), written where matmulArrays writes them: a long product computed
+ * a slice at a time (js_kernel.py reports its progress between slices) gives the same bits.
+ */
+export function matmulRowsOf(a, b, out, aOffsets, bOffsets, m, k, n, sa0, sa1, sb0, sb1, rowStart, rowEnd) {
   const sums = new Float64Array(n);
-  let o = 0;
-  for (let t = 0; t < aOffsets.length; t++) {
-    const a0 = aOffsets[t];
+  for (let r = rowStart; r < rowEnd; r++) {
+    const t = Math.floor(r / m);
+    const ai = aOffsets[t] + (r - t * m) * sa0;
     const b0 = bOffsets[t];
-    for (let i = 0; i < m; i++) {
-      sums.fill(0);
-      const ai = a0 + i * sa0;
-      for (let p = 0; p < k; p++) {
-        const x = a[ai + p * sa1];
-        const bp = b0 + p * sb0;
-        if (sb1 === 1) for (let j = 0; j < n; j++) sums[j] += x * b[bp + j];
-        else for (let j = 0; j < n; j++) sums[j] += x * b[bp + j * sb1];
-      }
-      out.set(sums, o); // into a Float32Array: each sum rounded to nearest, ties to even
-      o += n;
+    sums.fill(0);
+    for (let p = 0; p < k; p++) {
+      const x = a[ai + p * sa1];
+      const bp = b0 + p * sb0;
+      if (sb1 === 1) for (let j = 0; j < n; j++) sums[j] += x * b[bp + j];
+      else for (let j = 0; j < n; j++) sums[j] += x * b[bp + j * sb1];
     }
+    out.set(sums, r * n); // into a Float32Array: each sum rounded to nearest, ties to even
   }
 }
 
@@ -49,11 +54,21 @@ export function matmulArrays(a, b, out, aOffsets, bOffsets, m, k, n, sa0, sa1, s
  * read and written in place through getBuffer, a view of the interpreter's memory, no copy.
  */
 export function matmul(a, b, out, aOffsets, bOffsets, m, k, n, sa0, sa1, sb0, sb1) {
+  onBuffers([a, b, out, aOffsets, bOffsets], (va, vb, vo, vao, vbo) =>
+    matmulArrays(va, vb, vo, vao, vbo, m, k, n, sa0, sa1, sb0, sb1));
+}
+
+/** matmulRowsOf on Python buffers, as matmul. */
+export function matmulRows(a, b, out, aOffsets, bOffsets, m, k, n, sa0, sa1, sb0, sb1, rowStart, rowEnd) {
+  onBuffers([a, b, out, aOffsets, bOffsets], (va, vb, vo, vao, vbo) =>
+    matmulRowsOf(va, vb, vo, vao, vbo, m, k, n, sa0, sa1, sb0, sb1, rowStart, rowEnd));
+}
+
+function onBuffers(proxies, fn) {
   const views = [];
   try {
-    for (const proxy of [a, b, out, aOffsets, bOffsets]) views.push(proxy.getBuffer());
-    const [va, vb, vo, vao, vbo] = views.map((view) => view.data);
-    matmulArrays(va, vb, vo, vao, vbo, m, k, n, sa0, sa1, sb0, sb1);
+    for (const proxy of proxies) views.push(proxy.getBuffer());
+    fn(...views.map((view) => view.data));
   } finally {
     for (const view of views) view.release();
   }

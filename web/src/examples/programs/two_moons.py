@@ -1,5 +1,6 @@
-# Train a small MLP on two moons. The Plot tab draws the loss as it falls:
-# playground.plot streams each point to the page while Python keeps running.
+# Train a small MLP on two moons. The Plot tab draws the loss as it falls, by itself: each
+# opt.step() after loss.backward() is a point (no plotting code). playground.boundary asks it
+# to shade what the model predicts over the moons too, redrawn as it learns.
 import math
 
 import kael
@@ -16,6 +17,7 @@ Y = kael.cat([kael.zeros(N // 2), kael.ones(N // 2)])
 
 model = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1))
 opt = kael.optim.Adam(model.parameters(), lr=0.05)
+playground.boundary(model, X, Y)  # one logit per point: class 1 where it is above 0
 
 steps = 120
 for step in range(steps):
@@ -24,8 +26,7 @@ for step in range(steps):
     opt.zero_grad()
     loss.backward()
     opt.step()
-    playground.plot("loss", step, loss.item())
-    playground.progress(step + 1, steps, "training")
+    playground.progress(step + 1, steps, "training steps")
     if step % 20 == 0 or step == steps - 1:
         with kael.no_grad():
             accuracy = ((model(X).reshape(-1) > 0).float() == Y).float().mean().item()
