@@ -11,6 +11,7 @@ import {
   type RunOptions,
   type RunOutcome,
   type Stage,
+  type StartKind,
   type TestReport,
   type TestRunRequest,
   type ToWorker,
@@ -18,7 +19,7 @@ import {
 
 export type RuntimeState =
   | { phase: "loading"; stage: Stage; startedAt: number; stages: StageTimes }
-  | { phase: "ready"; versions: Versions; loadMs: number; stages: StageTimes }
+  | { phase: "ready"; versions: Versions; loadMs: number; stages: StageTimes; start: StartKind }
   | { phase: "running"; versions: Versions }
   | { phase: "failed"; message: string };
 
@@ -58,7 +59,11 @@ export class PyodideClient {
   private stopTimer: ReturnType<typeof setTimeout> | null = null;
   private listeners = new Set<(event: ClientEvent) => void>();
   private versions: Versions | null = null;
-  private loaded: { loadMs: number; stages: StageTimes } = { loadMs: 0, stages: {} };
+  private loaded: { loadMs: number; stages: StageTimes; start: StartKind } = {
+    loadMs: 0,
+    stages: {},
+    start: { kind: "normal", reason: "not started" },
+  };
   private parts = new Map<string, unknown[]>(); // a large display's arrays, arriving in parts
   state: RuntimeState = { phase: "loading", stage: "runtime", startedAt: performance.now(), stages: {} };
 
@@ -89,6 +94,7 @@ export class PyodideClient {
       const id = this.nextId++;
       this.pending = { kind: "run", id, resolve, started: performance.now() };
       this.setRunning();
+      this.clearInterrupt();
       this.post({ type: "run", id, code, options });
     });
   }
@@ -100,6 +106,7 @@ export class PyodideClient {
       const id = this.nextId++;
       this.pending = { kind: "tests", id, resolve, started: performance.now() };
       this.setRunning();
+      this.clearInterrupt();
       this.post({ type: "run_tests", id, request });
     });
   }
@@ -143,6 +150,13 @@ export class PyodideClient {
     return { type: "RuntimeError", message, traceback: `RuntimeError: ${message}\n`, frames: [], lineno: null };
   }
 
+  /** Only the page clears the interrupt, and only between runs: before it posts one (so that a
+   * Stop pressed while that message waits in the worker's queue is not erased when the run
+   * begins) and when one has ended. */
+  private clearInterrupt(): void {
+    if (this.interrupt) this.interrupt[0] = 0;
+  }
+
   private post(message: ToWorker): void {
     this.worker?.postMessage(message);
   }
@@ -170,7 +184,14 @@ export class PyodideClient {
     this.post({
       type: "init",
       id: this.initId,
-      config: { pyodideUrl: this.urls.pyodide, wheelUrl: this.urls.wheel, bytecodeUrl: this.urls.bytecode, interruptBuffer: this.sab },
+      config: {
+        pyodideUrl: this.urls.pyodide,
+        wheelUrl: this.urls.wheel,
+        bytecodeUrl: this.urls.bytecode,
+        snapshotUrl: this.urls.snapshot,
+        snapshotManifestUrl: this.urls.snapshotManifest,
+        interruptBuffer: this.sab,
+      },
     });
   }
 
@@ -229,7 +250,7 @@ export class PyodideClient {
         this.versions = message.versions;
         const stages = this.state.phase === "loading" ? this.state.stages : {};
         const loadMs = this.state.phase === "loading" ? performance.now() - this.state.startedAt : 0;
-        this.loaded = { loadMs, stages };
+        this.loaded = { loadMs, stages, start: message.start };
         this.setState({ phase: "ready", versions: message.versions, ...this.loaded });
         return;
       }
@@ -288,7 +309,7 @@ export class PyodideClient {
     this.parts.clear();
     if (this.stopTimer) clearTimeout(this.stopTimer);
     this.stopTimer = null;
-    if (this.interrupt) this.interrupt[0] = 0;
+    this.clearInterrupt();
     if (this.versions) this.setState({ phase: "ready", versions: this.versions, ...this.loaded });
   }
 }
