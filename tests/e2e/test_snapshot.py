@@ -69,6 +69,10 @@ def heap_gz() -> bytes:
     return path.read_bytes()
 
 
+def fulfil(body: dict):
+    return lambda route: route.fulfill(**body)
+
+
 def start(browser, base_url, routes=None):
     """A new page (its own context, service workers blocked) with `routes` serving other bytes
     for the snapshot's files; returns the page, its watch and the worker's console lines."""
@@ -79,7 +83,7 @@ def start(browser, base_url, routes=None):
     lines: list[str] = []
     page.on("worker", lambda w: w.on("console", lambda m: lines.append(m.text)))
     for pattern, body in (routes or {}).items():
-        context.route(re.compile(pattern), lambda route, body=body: route.fulfill(**body))
+        context.route(re.compile(pattern), fulfil(body))
     page.goto(base_url + "/")
     expect(page.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=120_000)
     return page, watch, lines

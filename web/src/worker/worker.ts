@@ -243,7 +243,7 @@ async function startPython(
       console.info(`kael playground: Python restored from the memory snapshot in ${Math.round(restoreMs)} ms`);
       return { runtime, start: { kind: "snapshot", restoreMs } };
     } catch (error) {
-      reason = `the snapshot did not load: ${firstLine(error)}`;
+      reason = error instanceof SnapshotUnfit ? error.message : `the snapshot did not load: ${firstLine(error)}`;
     }
   }
   console.warn(`kael playground: a normal start, not from the memory snapshot: ${reason}`);
@@ -297,23 +297,34 @@ async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Why the snapshot cannot be used, found by the worker itself (not by Pyodide's restore). */
+class SnapshotUnfit extends Error {}
+
 /** The snapshot's bytes, inflated (gzip's CRC catches a damaged file; a host that already
  * decoded it leaves the SHA-256 to check). Rejects with the reason it cannot be used. */
 async function fetchSnapshot(url: string, manifest: Manifest): Promise<Uint8Array> {
   const response = await fetch(url);
-  if (!response.ok) throw new Error(`the snapshot is missing (HTTP ${response.status})`);
-  let bytes: Uint8Array<ArrayBuffer> = new Uint8Array(await response.arrayBuffer());
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    try {
-      const inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-      bytes = new Uint8Array(await new Response(inflated).arrayBuffer());
-    } catch (error) {
-      throw new Error(`the snapshot is damaged (${firstLine(error)})`);
+  if (!response.ok) throw new SnapshotUnfit(`the snapshot is missing (HTTP ${response.status})`);
+  const body = new Uint8Array(await response.arrayBuffer());
+  if (body[0] !== 0x1f || body[1] !== 0x8b) {
+    if (body.length !== manifest.bytes || (await sha256(body)) !== manifest.snapshotSha256) {
+      throw new SnapshotUnfit("the snapshot is damaged (its SHA-256 is not its manifest's)");
     }
-  } else if ((await sha256(bytes)) !== manifest.snapshotSha256) {
-    throw new Error("the snapshot is damaged (its SHA-256 is not its manifest's)");
+    return body;
   }
-  if (bytes.length !== manifest.bytes) throw new Error(`the snapshot is damaged (${bytes.length} bytes, not ${manifest.bytes})`);
+  const bytes = new Uint8Array(manifest.bytes);
+  let length = 0;
+  try {
+    const reader = new Blob([body]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      if (length + chunk.value.length > bytes.length) throw new Error("longer than its manifest says");
+      bytes.set(chunk.value, length);
+      length += chunk.value.length;
+    }
+  } catch (error) {
+    throw new SnapshotUnfit(`the snapshot is damaged (${firstLine(error)})`);
+  }
+  if (length !== bytes.length) throw new SnapshotUnfit(`the snapshot is damaged (${length} bytes, not ${bytes.length})`);
   return bytes;
 }
 
