@@ -174,11 +174,14 @@ def test_a_snapshot_that_does_not_fit_falls_back_to_a_normal_start_and_says_why(
         assert len(said) == 1 and reason in said[0], lines
         assert not any(RESTORED in line for line in lines), lines
         expect(console(page)).to_contain_text("Python started without the build's memory snapshot, so more slowly: " + reason)
+        if case == "damaged":  # the note, before a run clears the console
+            page.screenshot(path=str(screenshots / "snapshot-fallback.png"))
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.screenshot(path=str(screenshots / "snapshot-fallback-390.png"), full_page=True)
+            page.set_viewport_size({"width": 1440, "height": 900})
         text = run_program(page)
         assert "js kernel: True, bit-identical: True" in text, text
         assert values(text)[0] == SEEDED, text
-        if case == "damaged":
-            page.screenshot(path=str(screenshots / "snapshot-fallback.png"))
         assert not watch.unexpected(), watch.unexpected()
     finally:
         page.context.close()

@@ -47,6 +47,7 @@ type Pending =
   | { kind: "tests"; id: number; resolve: (outcome: TestsOutcome) => void; started: number };
 
 const STOP_GRACE_MS = 1000;
+const STOP_UNWIND_MS = 10_000;
 const SIGINT = 2;
 
 export class PyodideClient {
@@ -111,7 +112,14 @@ export class PyodideClient {
     });
   }
 
-  /** Interrupt the running code; replace the worker if Python has not stopped within 1 s. */
+  /**
+   * Interrupt the running code. Python takes the Stop from the buffer (Pyodide sets it back to 0
+   * when it raises the KeyboardInterrupt); the worker is replaced if Python has not taken it
+   * within STOP_GRACE_MS (it is blocked outside Python code: time.sleep, a long JavaScript call),
+   * or has taken it and still not ended the run after STOP_UNWIND_MS (a program that catches
+   * KeyboardInterrupt and goes on). A run that has taken it is not replaced at one second: on a
+   * loaded machine a run can need longer than that to unwind and answer.
+   */
   stop(): void {
     const pending = this.pending;
     if (!pending) return;
@@ -119,12 +127,18 @@ export class PyodideClient {
       this.replaceWorker("stop_without_isolation");
       return;
     }
-    this.interrupt[0] = SIGINT;
+    const interrupt = this.interrupt;
+    interrupt[0] = SIGINT;
     if (this.stopTimer) clearTimeout(this.stopTimer);
-    this.stopTimer = setTimeout(() => {
+    const stopped = performance.now();
+    const check = () => {
       this.stopTimer = null;
-      if (this.pending && this.pending.id === pending.id) this.replaceWorker("stop_timeout");
-    }, STOP_GRACE_MS);
+      if (!this.pending || this.pending.id !== pending.id) return;
+      const taken = interrupt[0] !== SIGINT;
+      if (taken && performance.now() - stopped < STOP_UNWIND_MS) this.stopTimer = setTimeout(check, STOP_GRACE_MS);
+      else this.replaceWorker("stop_timeout");
+    };
+    this.stopTimer = setTimeout(check, STOP_GRACE_MS);
   }
 
   // -------------------------------------------------------------------------- internals
