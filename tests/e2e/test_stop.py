@@ -23,6 +23,16 @@ def stopped(page: Page):
     return console(page).locator(".note.warn").filter(has_text=STOPPED)
 
 
+def expect_stopped(page: Page, what: str) -> None:
+    """One "Stopped." note in the console (each run starts with a clear one), or a failure that
+    shows what the console said instead."""
+    try:
+        expect(stopped(page)).to_have_count(1, timeout=30_000)
+    except AssertionError as error:
+        raise AssertionError(f"{what}: no Stopped note; the console says {console(page).inner_text()!r}, "
+                             f"the status {page.get_by_role('status').inner_text()!r}") from error
+
+
 def stop_button(page: Page):
     return page.get_by_role("button", name="Stop", exact=True)
 
@@ -38,7 +48,7 @@ def test_fifty_stops_in_a_row_each_interrupt_python_in_place(browser, base_url):
             expect(console(page)).to_contain_text(f"looping {i}", timeout=30_000)  # in the loop now
             stop_button(page).click()
             # Each run starts with a clear console: one note, this run's, naming the loop's line.
-            expect(stopped(page)).to_have_count(1, timeout=30_000)
+            expect_stopped(page, f"stop {i + 1} of 50")
             expect(stopped(page)).to_contain_text("KeyboardInterrupt at line")
             expect(console(page)).to_contain_text(f"looping {i}")
             expect(console(page)).not_to_contain_text(RESTARTED)
@@ -64,7 +74,7 @@ def test_stop_right_after_run_stops_the_run(start_kind, browser, base_url):
         for i in range(10):
             run(page)
             stop_button(page).click()  # as soon as it is enabled: the run message may still be queued
-            expect(stopped(page)).to_have_count(1, timeout=30_000)
+            expect_stopped(page, f"stop {i + 1} right after Run")
             expect(console(page)).not_to_contain_text(RESTARTED)
             wait_idle(page, 30_000)
         set_code(page, "print('still here', 2 + 2)")
