@@ -46,7 +46,7 @@ type Pending =
   | { kind: "run"; id: number; resolve: (outcome: RunOutcome) => void; started: number }
   | { kind: "tests"; id: number; resolve: (outcome: TestsOutcome) => void; started: number };
 
-const STOP_GRACE_MS = 1000;
+const STOP_GRACE_MS = 3000; // at load 27 on 2 cores, 1 of 50 busy loops took the Stop after more than a second
 const STOP_UNWIND_MS = 10_000;
 const SIGINT = 2;
 
