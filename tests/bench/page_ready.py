@@ -1,15 +1,18 @@
 """Page-ready time of the playground in Debian's Chromium, cold and warm (not a test: figures).
 
-    .venv/bin/python tests/bench/page_ready.py [--runs N] [--url URL | --dist DIR]
+    .venv/bin/python tests/bench/page_ready.py [--runs N] [--dist DIR]
 
-Starts the judge server (KAEL_SANDBOX=off: nothing is graded here) on a free port unless --url
-is given, serving a copy of web/dist taken at the start (or of --dist DIR: another build to
-compare), so that a rebuild during the run changes nothing, then measures, N times each:
+Starts two judge servers (KAEL_SANDBOX=off: nothing is graded here) on free ports, each serving
+a copy of web/dist taken at the start (or of --dist DIR: another build to compare), so that a
+rebuild during the run changes nothing: one as built (the page starts Python from the build's
+memory snapshot), one with the snapshot removed (the page falls back to a normal start: Pyodide
+started and kael imported). Then measures, N times each, interleaved:
 
 * cold: a fresh browser context (no HTTP cache), navigation to "Run" enabled, then the time to
   the first result of ``print(6*7)``;
-* warm: one persistent context (a returning visitor: the HTTP cache holds Pyodide's 9 MB wasm and
-  the standard library), reloaded N times.
+* warm: one persistent context (a returning visitor: the HTTP cache and the service worker's
+  cache hold Pyodide's 9 MB wasm, the standard library and the snapshot), reloaded N times, the
+  same two times.
 
 Each is measured against bare Pyodide in the same run, interleaved with it: a page that only
 imports the same pyodide.mjs from web/dist and awaits loadPyodide() (served through a Playwright
@@ -60,10 +63,13 @@ def measure_bare(page, url: str) -> float:
     return time.perf_counter() - start
 
 
-def start_server(dist: Path) -> LiveServer:
-    """The judge serving a copy of the build `dist` and of its wheel (web/dist/wheels/)."""
+def start_server(dist: Path, snapshot: bool = True) -> LiveServer:
+    """The judge serving a copy of the build `dist` and of its wheel (web/dist/wheels/); without
+    the memory snapshot when `snapshot` is false (the page then starts Python normally)."""
     data = Path(tempfile.mkdtemp(prefix="kael-bench-"))
     shutil.copytree(dist, data / "web")
+    if not snapshot:
+        shutil.rmtree(data / "web" / "snapshot")
     shutil.copytree(dist / "wheels", data / "wheels")
     server = LiveServer({"KAEL_DATA_DIR": data / "data", "KAEL_SANDBOX": "off",
                          "KAEL_WEB_DIST": data / "web", "KAEL_WHEEL_DIR": data / "wheels"}).start()
@@ -91,60 +97,84 @@ def measure(page, url: str, first_result: bool) -> dict:
 
 
 def summary(name: str, values: list[float]) -> str:
-    return (f"{name:<28} median {statistics.median(values):6.2f} s   "
+    return (f"{name:<36} median {statistics.median(values):6.2f} s   "
             f"min {min(values):6.2f} s   max {max(values):6.2f} s   (n={len(values)})")
+
+
+def cold_runs(browser, urls: dict, runs: int) -> dict:
+    """Each run: bare Pyodide, then each start of the playground, in fresh contexts."""
+    out = {"bare": [], **{name: [] for name in urls}}
+    for _ in range(runs):
+        context = browser.new_context(viewport={"width": 1440, "height": 900})
+        serve_bare(context, urls["snapshot"])
+        out["bare"].append(measure_bare(context.new_page(), urls["snapshot"]))
+        context.close()
+        for name, url in urls.items():
+            context = browser.new_context(viewport={"width": 1440, "height": 900})
+            out[name].append(measure(context.new_page(), url, first_result=True))
+            context.close()
+    return out
+
+
+def warm_runs(p, urls: dict, runs: int) -> dict:
+    """A returning visitor (one persistent profile: HTTP cache and service worker), reloaded."""
+    out = {"bare": [], **{name: [] for name in urls}}
+    with tempfile.TemporaryDirectory(prefix="kael-profile-") as profile:
+        context = p.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, viewport={"width": 1440, "height": 900})
+        serve_bare(context, urls["snapshot"])
+        page = context.new_page()
+        for url in urls.values():
+            measure(page, url, first_result=False)  # fills the caches
+        measure_bare(page, urls["snapshot"])
+        for _ in range(runs):
+            out["bare"].append(measure_bare(page, urls["snapshot"]))
+            for name, url in urls.items():
+                out[name].append(measure(page, url, first_result=True))
+        context.close()
+    return out
+
+
+def report(label: str, runs: dict) -> None:
+    print(summary(f"bare Pyodide, {label}", runs["bare"]))
+    bare = statistics.median(runs["bare"])
+    for name in ("snapshot", "normal"):
+        ready = [m["ready"] for m in runs[name]]
+        first = [m["ready"] + m["result"] for m in runs[name]]
+        print(summary(f"{name} start, {label}: Run enabled", ready))
+        print(summary(f"{name} start, {label}: first result", first))
+        print(f"  {name} start / bare Pyodide, {label} = {statistics.median(ready) / bare:.2f} "
+              f"(ready - bare = {statistics.median(ready) - bare:+.2f} s)")
+    ratio = statistics.median(m["ready"] + m["result"] for m in runs["snapshot"]) / statistics.median(
+        m["ready"] + m["result"] for m in runs["normal"])
+    print(f"  first result, snapshot start / normal start, {label} = {ratio:.2f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--url", help="a running server (default: start one)")
     parser.add_argument("--dist", type=Path, default=REPO / "web" / "dist", help="the build to serve (default: web/dist)")
     args = parser.parse_args()
-    server = None if args.url else start_server(args.dist)
-    url = args.url.rstrip("/") if args.url else server.url
+    servers = {"snapshot": start_server(args.dist), "normal": start_server(args.dist, snapshot=False)}
+    urls = {name: server.url for name, server in servers.items()}
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            cold, bare_cold = [], []
-            for _ in range(args.runs):
-                context = browser.new_context(viewport={"width": 1440, "height": 900})
-                serve_bare(context, url)
-                bare_cold.append(measure_bare(context.new_page(), url))
-                context.close()
-                context = browser.new_context(viewport={"width": 1440, "height": 900})
-                cold.append(measure(context.new_page(), url, first_result=True))
-                context.close()
+            cold = cold_runs(browser, urls, args.runs)
             browser.close()
-
-            warm, bare_warm = [], []
-            with tempfile.TemporaryDirectory(prefix="kael-profile-") as profile:
-                context = p.chromium.launch_persistent_context(
-                    profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, viewport={"width": 1440, "height": 900})
-                serve_bare(context, url)
-                page = context.new_page()
-                measure(page, url, first_result=False)  # fills the HTTP cache
-                measure_bare(page, url)
-                for _ in range(args.runs):
-                    bare_warm.append(measure_bare(page, url))
-                    warm.append(measure(page, url, first_result=False))
-                context.close()
+            warm = warm_runs(p, urls, args.runs)
     finally:
-        if server is not None:
+        for server in servers.values():
             server.stop()
             shutil.rmtree(server.copies, ignore_errors=True)
 
-    print(f"page ready (navigation to Run enabled), {url}, {os.cpu_count()} cores, "
-          f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    print(summary("cold (no HTTP cache)", [m["ready"] for m in cold]))
-    print(summary("bare Pyodide, cold", bare_cold))
-    print(summary("warm (persistent context)", [m["ready"] for m in warm]))
-    print(summary("bare Pyodide, warm", bare_warm))
-    for name, app, bare in (("cold", [m["ready"] for m in cold], bare_cold), ("warm", [m["ready"] for m in warm], bare_warm)):
-        a, b = statistics.median(app), statistics.median(bare)
-        print(f"{name}: playground / bare Pyodide = {a / b:.2f} (playground - bare = {a - b:+.2f} s)")
-    print(summary("first result, print(6*7)", [m["result"] for m in cold]))
-    print(f"stages reported by the page, last cold run: {cold[-1]['stages']!r}; last warm run: {warm[-1]['stages']!r}")
+    print(f"page ready (navigation to Run enabled) and first result (navigation to print(6*7)'s 42), "
+          f"{args.dist}, {os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    report("cold", cold)
+    report("warm", warm)
+    for name in ("snapshot", "normal"):
+        print(f"stages reported by the page, {name} start, last cold run: {cold[name][-1]['stages']!r}; "
+              f"last warm run: {warm[name][-1]['stages']!r}")
 
 
 if __name__ == "__main__":

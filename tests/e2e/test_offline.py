@@ -61,6 +61,9 @@ def test_the_playground_works_offline_after_the_first_visit(app: Page, context, 
     assert "/" in paths
     assert any(re.fullmatch(r"/pyodide/[^/]+/pyodide\.asm\.wasm", p) for p in paths), sorted(paths)
     assert any(re.fullmatch(r"/wheels/kael-[^/]+-py3-none-any\.whl", p) for p in paths), sorted(paths)
+    # The memory snapshot Python starts from, and the manifest of the build it fits.
+    assert any(re.fullmatch(r"/snapshot/kael-[^/]+\.whl\.heap\.gz", p) for p in paths), sorted(paths)
+    assert any(re.fullmatch(r"/snapshot/kael-[^/]+\.whl\.heap\.json", p) for p in paths), sorted(paths)
     assert not any(p.startswith("/api/") for p in paths), sorted(paths)
 
     # Offline, only the judge's API (and the probe below) may fail to load for the page: every
@@ -70,6 +73,8 @@ def test_the_playground_works_offline_after_the_first_visit(app: Page, context, 
     failed: list[str] = []
     context.on("requestfailed", lambda request: request.service_worker or failed.append(request.url))
     watch.allow(r"Failed to load resource: net::(ERR_INTERNET_DISCONNECTED|ERR_FAILED)$")
+    worker_lines: list[str] = []
+    app.on("worker", lambda w: w.on("console", lambda m: worker_lines.append(m.text)))
     context.set_offline(True)
     app.reload()
     wait_idle(app)
@@ -78,6 +83,8 @@ def test_the_playground_works_offline_after_the_first_visit(app: Page, context, 
     assert app.evaluate(NETWORK_FROM_WORKER) == "failed"
     assert app.evaluate("() => crossOriginIsolated") is True
     assert app.evaluate("() => navigator.serviceWorker.controller !== null") is True
+    # Offline, Python still starts from the cached memory snapshot.
+    assert any("restored from the memory snapshot" in line for line in worker_lines), worker_lines
 
     set_code(app, "print(6*7)")
     run(app)

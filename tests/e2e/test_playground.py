@@ -260,7 +260,7 @@ def test_stop_replaces_the_worker_when_python_does_not_stop(app: Page):
     expect(console(app)).to_contain_text("sleeping")
     app.wait_for_timeout(300)
     app.get_by_role("button", name="Stop", exact=True).click()
-    expect(console(app)).to_contain_text("Python did not stop within a second; the runtime was restarted.")
+    expect(console(app)).to_contain_text("Python did not stop within 3 seconds; the runtime was restarted.")
     expect(app.get_by_role("status")).to_contain_text("Loading")
     wait_idle(app)
     set_code(app, "print('fresh worker', 3 * 3)")

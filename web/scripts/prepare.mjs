@@ -4,6 +4,8 @@
 //   public/pyodide/<version>/  Pyodide's core files from the pinned npm package
 //   public/wheels/<wheel>      the kael wheel from ../dist (built by `make wheel`)
 //   public/bytecode/<wheel>.pyc.zip  its modules compiled by Pyodide (scripts/precompile.mjs)
+//   public/snapshot/<wheel>.heap.gz  Python's memory with kael imported, and <wheel>.heap.json,
+//                              the build it fits (scripts/snapshot.mjs)
 //   public/data/               the exercises' public parts (scripts/export_exercises.py)
 //   public/api/health          {"status": "static"}: on static hosting the page's probe of the
 //                              judge finds this file (no 404 in the console) and hides Submit;
@@ -16,6 +18,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { precompileWheel } from "./precompile.mjs";
+import { writeSnapshot } from "./snapshot.mjs";
 
 const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const REPO = path.resolve(WEB, "..");
@@ -75,6 +78,24 @@ async function writeBytecode(wheel) {
   }
 }
 
+async function writeHeapSnapshot(wheel) {
+  const target = path.join(PUBLIC, "snapshot");
+  rmSync(target, { recursive: true, force: true });
+  mkdirSync(target, { recursive: true });
+  try {
+    return await writeSnapshot({
+      pyodideDir: path.join(WEB, "node_modules", "pyodide"),
+      wheel: path.join(PUBLIC, "wheels", wheel),
+      bytecode: path.join(PUBLIC, "bytecode", `${wheel}.pyc.zip`),
+      workerDir: path.join(WEB, "src", "worker"),
+      outFile: path.join(target, `${wheel}.heap.gz`),
+      manifestFile: path.join(target, `${wheel}.heap.json`),
+    });
+  } catch (error) {
+    fail(`making the memory snapshot with Pyodide failed: ${error?.message ?? error}`);
+  }
+}
+
 function writeStaticHealth() {
   const dir = path.join(PUBLIC, "api");
   rmSync(dir, { recursive: true, force: true });
@@ -86,5 +107,9 @@ const version = copyPyodide();
 writeStaticHealth();
 const wheel = copyWheel();
 const bytecode = await writeBytecode(wheel);
+const snapshot = await writeHeapSnapshot(wheel);
 exportExercises();
-console.log(`prepared public/: pyodide ${version}, ${wheel} (${bytecode.count} modules precompiled, ${bytecode.tag}), exercises`);
+const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+console.log(`prepared public/: pyodide ${version}, ${wheel} (${bytecode.count} modules precompiled, ${bytecode.tag}), ` +
+  `memory snapshot ${mb(snapshot.bytes)} (${mb(snapshot.gzipBytes)} gzipped, ${snapshot.modules} kael modules, ` +
+  `${snapshot.seconds.toFixed(1)} s), exercises`);

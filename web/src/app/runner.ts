@@ -8,7 +8,7 @@ import { errorNotes, runSwitches } from "../stepper/link";
 import { formatSeconds } from "../ui/dom";
 import { t } from "../ui/i18n";
 import type { ClientEvent, PyodideClient, TestsOutcome } from "../worker/client";
-import type { PyError, TestRunRequest } from "../worker/protocol";
+import type { PyError, StartKind, TestRunRequest } from "../worker/protocol";
 import type { Header } from "./header";
 import type { OpenedLink } from "./sharing";
 import type { StatusView } from "./status";
@@ -25,6 +25,7 @@ export interface RunnerParts {
 
 export class Runner {
   private replacedDuringRun = false;
+  private startSaid: StartKind | null = null;
 
   constructor(private readonly p: RunnerParts) {
     p.client.on((event) => this.onEvent(event));
@@ -88,6 +89,10 @@ export class Runner {
     switch (event.type) {
       case "state":
         status.render(event.state);
+        if (event.state.phase === "ready" && event.state.start !== this.startSaid) {
+          this.startSaid = event.state.start; // once per start of Python, not once per run
+          if (event.state.start.kind === "normal") console.note(t("console.normalstart", { reason: event.state.start.reason }), "warn");
+        }
         header.runButton.disabled = event.state.phase !== "ready";
         header.stopButton.disabled = event.state.phase !== "running";
         break;

@@ -11,6 +11,7 @@ import {
   type RunOptions,
   type RunOutcome,
   type Stage,
+  type StartKind,
   type TestReport,
   type TestRunRequest,
   type ToWorker,
@@ -18,7 +19,7 @@ import {
 
 export type RuntimeState =
   | { phase: "loading"; stage: Stage; startedAt: number; stages: StageTimes }
-  | { phase: "ready"; versions: Versions; loadMs: number; stages: StageTimes }
+  | { phase: "ready"; versions: Versions; loadMs: number; stages: StageTimes; start: StartKind }
   | { phase: "running"; versions: Versions }
   | { phase: "failed"; message: string };
 
@@ -45,7 +46,8 @@ type Pending =
   | { kind: "run"; id: number; resolve: (outcome: RunOutcome) => void; started: number }
   | { kind: "tests"; id: number; resolve: (outcome: TestsOutcome) => void; started: number };
 
-const STOP_GRACE_MS = 1000;
+const STOP_GRACE_MS = 3000; // at load 27 on 2 cores, 1 of 50 busy loops took the Stop after more than a second
+const STOP_UNWIND_MS = 10_000;
 const SIGINT = 2;
 
 export class PyodideClient {
@@ -58,7 +60,11 @@ export class PyodideClient {
   private stopTimer: ReturnType<typeof setTimeout> | null = null;
   private listeners = new Set<(event: ClientEvent) => void>();
   private versions: Versions | null = null;
-  private loaded: { loadMs: number; stages: StageTimes } = { loadMs: 0, stages: {} };
+  private loaded: { loadMs: number; stages: StageTimes; start: StartKind } = {
+    loadMs: 0,
+    stages: {},
+    start: { kind: "normal", reason: "not started" },
+  };
   private parts = new Map<string, unknown[]>(); // a large display's arrays, arriving in parts
   state: RuntimeState = { phase: "loading", stage: "runtime", startedAt: performance.now(), stages: {} };
 
@@ -89,6 +95,7 @@ export class PyodideClient {
       const id = this.nextId++;
       this.pending = { kind: "run", id, resolve, started: performance.now() };
       this.setRunning();
+      this.clearInterrupt();
       this.post({ type: "run", id, code, options });
     });
   }
@@ -100,11 +107,19 @@ export class PyodideClient {
       const id = this.nextId++;
       this.pending = { kind: "tests", id, resolve, started: performance.now() };
       this.setRunning();
+      this.clearInterrupt();
       this.post({ type: "run_tests", id, request });
     });
   }
 
-  /** Interrupt the running code; replace the worker if Python has not stopped within 1 s. */
+  /**
+   * Interrupt the running code. Python takes the Stop from the buffer (Pyodide sets it back to 0
+   * when it raises the KeyboardInterrupt); the worker is replaced if Python has not taken it
+   * within STOP_GRACE_MS (it is blocked outside Python code: time.sleep, a long JavaScript call),
+   * or has taken it and still not ended the run after STOP_UNWIND_MS (a program that catches
+   * KeyboardInterrupt and goes on). A run that has taken it is not replaced at one second: on a
+   * loaded machine a run can need longer than that to unwind and answer.
+   */
   stop(): void {
     const pending = this.pending;
     if (!pending) return;
@@ -112,12 +127,18 @@ export class PyodideClient {
       this.replaceWorker("stop_without_isolation");
       return;
     }
-    this.interrupt[0] = SIGINT;
+    const interrupt = this.interrupt;
+    interrupt[0] = SIGINT;
     if (this.stopTimer) clearTimeout(this.stopTimer);
-    this.stopTimer = setTimeout(() => {
+    const stopped = performance.now();
+    const check = () => {
       this.stopTimer = null;
-      if (this.pending && this.pending.id === pending.id) this.replaceWorker("stop_timeout");
-    }, STOP_GRACE_MS);
+      if (!this.pending || this.pending.id !== pending.id) return;
+      const taken = interrupt[0] !== SIGINT;
+      if (taken && performance.now() - stopped < STOP_UNWIND_MS) this.stopTimer = setTimeout(check, STOP_GRACE_MS);
+      else this.replaceWorker("stop_timeout");
+    };
+    this.stopTimer = setTimeout(check, STOP_GRACE_MS);
   }
 
   // -------------------------------------------------------------------------- internals
@@ -141,6 +162,13 @@ export class PyodideClient {
     else if (this.state.phase !== "ready") message = "Python is not ready yet";
     if (!message) return null;
     return { type: "RuntimeError", message, traceback: `RuntimeError: ${message}\n`, frames: [], lineno: null };
+  }
+
+  /** Only the page clears the interrupt, and only between runs: before it posts one (so that a
+   * Stop pressed while that message waits in the worker's queue is not erased when the run
+   * begins) and when one has ended. */
+  private clearInterrupt(): void {
+    if (this.interrupt) this.interrupt[0] = 0;
   }
 
   private post(message: ToWorker): void {
@@ -170,7 +198,14 @@ export class PyodideClient {
     this.post({
       type: "init",
       id: this.initId,
-      config: { pyodideUrl: this.urls.pyodide, wheelUrl: this.urls.wheel, bytecodeUrl: this.urls.bytecode, interruptBuffer: this.sab },
+      config: {
+        pyodideUrl: this.urls.pyodide,
+        wheelUrl: this.urls.wheel,
+        bytecodeUrl: this.urls.bytecode,
+        snapshotUrl: this.urls.snapshot,
+        snapshotManifestUrl: this.urls.snapshotManifest,
+        interruptBuffer: this.sab,
+      },
     });
   }
 
@@ -229,7 +264,7 @@ export class PyodideClient {
         this.versions = message.versions;
         const stages = this.state.phase === "loading" ? this.state.stages : {};
         const loadMs = this.state.phase === "loading" ? performance.now() - this.state.startedAt : 0;
-        this.loaded = { loadMs, stages };
+        this.loaded = { loadMs, stages, start: message.start };
         this.setState({ phase: "ready", versions: message.versions, ...this.loaded });
         return;
       }
@@ -288,7 +323,7 @@ export class PyodideClient {
     this.parts.clear();
     if (this.stopTimer) clearTimeout(this.stopTimer);
     this.stopTimer = null;
-    if (this.interrupt) this.interrupt[0] = 0;
+    this.clearInterrupt();
     if (this.versions) this.setState({ phase: "ready", versions: this.versions, ...this.loaded });
   }
 }

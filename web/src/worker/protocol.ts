@@ -19,10 +19,16 @@ export interface InitConfig {
   pyodideUrl: string; // absolute, ends with "/"
   wheelUrl: string; // absolute, ends with a valid wheel file name
   bytecodeUrl: string; // the wheel's modules compiled at build time (scripts/precompile.mjs)
+  snapshotUrl: string; // Python's memory with kael imported, gzipped (scripts/snapshot.mjs)
+  snapshotManifestUrl: string; // the build that snapshot fits, checked before it is used
   interruptBuffer: SharedArrayBuffer | null; // null when the page is not cross-origin isolated
 }
 
 /** A file written into the worker's file system before a test run (the harness, tests). */
+/** How Python started: restored from the build's memory snapshot, or started and kael imported
+ * (`reason`: why not from the snapshot, also logged in the worker's console). */
+export type StartKind = { kind: "snapshot"; restoreMs: number } | { kind: "normal"; reason: string };
+
 export interface VirtualFile {
   path: string; // absolute path inside Pyodide
   text: string;
@@ -124,7 +130,7 @@ export type RunOutcome =
 
 export type FromWorker =
   | { type: "progress"; stage: Stage; state: "start" | "done" }
-  | { type: "ready"; id: number; versions: { python: string; pyodide: string; kael: string } }
+  | { type: "ready"; id: number; versions: { python: string; pyodide: string; kael: string }; start: StartKind }
   | { type: "init_failed"; id: number; message: string }
   | { type: "stdout"; id: number; text: string }
   | { type: "stderr"; id: number; text: string }

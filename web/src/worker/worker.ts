@@ -10,6 +10,7 @@ import {
   type RunOptions,
   type RunOutcome,
   type Stage,
+  type StartKind,
   type ToWorker,
 } from "./protocol";
 import displayKindsSource from "./display_kinds.json?raw";
@@ -164,24 +165,46 @@ function fetchBytecode(url: string): Promise<ArrayBuffer | null> {
     .catch(() => null);
 }
 
+/** The environment Python starts with; a snapshot records the one it was made with, which must be this. */
+const ENV = { KAEL_BACKEND: "python", HOME: "/home/pyodide", PYTHONDONTWRITEBYTECODE: "1" };
+const SNAPSHOT_FORMAT = 1;
+
+/** The JavaScript objects kael's Python side holds, by the names a snapshot refers to them by
+ * (scripts/snapshot.mjs registers stand-ins under the same names when it makes the snapshot). */
+const OBJECTS: Record<string, object> = {
+  kael_worker: { emit },
+  // kael's JavaScript kernels (kael/backend/pyarray/js_kernel.py), found when kael is imported.
+  kael_kernels: { ...kernels },
+};
+
+type LoadPyodide = (options: object) => Promise<PyodideAPI>;
+
+interface Manifest {
+  format: number;
+  pyodide: string;
+  buildId: string;
+  wasmSha256: string;
+  snapshotSha256: string;
+  wheelSha256: string;
+  bytes: number;
+  env: Record<string, string>;
+  objects: string[];
+}
+
 async function init(id: number, config: InitConfig): Promise<void> {
   stage("runtime", "start");
   const wheelBytes = fetchWheel(config.wheelUrl);
   const bytecode = fetchBytecode(config.bytecodeUrl);
-  const { loadPyodide } = (await import(/* @vite-ignore */ `${config.pyodideUrl}pyodide.mjs`)) as {
-    loadPyodide: (options: object) => Promise<PyodideAPI>;
-  };
+  const manifest = fetchManifest(config.snapshotManifestUrl);
+  const pyodide = (await import(/* @vite-ignore */ `${config.pyodideUrl}pyodide.mjs`)) as { loadPyodide: LoadPyodide; version: string };
   const restoreFetch = watchStdlibDownload();
-  let runtime: PyodideAPI;
+  let started: { runtime: PyodideAPI; start: StartKind };
   try {
-    runtime = await loadPyodide({
-      indexURL: config.pyodideUrl,
-      env: { KAEL_BACKEND: "python", HOME: "/home/pyodide", PYTHONDONTWRITEBYTECODE: "1" },
-      checkAPIVersion: true,
-    });
+    started = await startPython(pyodide, config, manifest, wheelBytes);
   } finally {
     restoreFetch();
   }
+  const { runtime, start } = started;
   runtime.setStdout(writer("stdout"));
   runtime.setStderr(writer("stderr"));
   if (config.interruptBuffer) {
@@ -191,10 +214,128 @@ async function init(id: number, config: InitConfig): Promise<void> {
   stage("runtime", "done");
 
   stage("kael", "start");
-  const wheel = await wheelBytes;
+  const versions = installKael(runtime, start, await wheelBytes, await bytecode);
+  stage("kael", "done");
+  py = runtime;
+  post({ type: "ready", id, versions: { ...versions, pyodide: runtime.version }, start });
+}
+
+/**
+ * Pyodide restored from the build's memory snapshot when it fits this page (the manifest names
+ * this Pyodide, its build, this environment and this wheel, and the bytes arrive whole), else
+ * started normally; the reason it was not restored is logged and returned.
+ */
+async function startPython(
+  pyodide: { loadPyodide: LoadPyodide; version: string },
+  config: InitConfig,
+  manifest: Promise<Manifest | string>,
+  wheel: Promise<ArrayBuffer>,
+): Promise<{ runtime: PyodideAPI; start: StartKind }> {
+  const options = { indexURL: config.pyodideUrl, env: { ...ENV }, checkAPIVersion: true };
+  let reason = await snapshotMismatch(await manifest, pyodide.version, config.pyodideUrl, wheel);
+  if (reason === null) {
+    const began = performance.now();
+    const bytes = fetchSnapshot(config.snapshotUrl, (await manifest) as Manifest);
+    bytes.catch(() => {}); // loadPyodide awaits it and rejects with it
+    try {
+      const runtime = await pyodide.loadPyodide({ ...options, _loadSnapshot: bytes, _snapshotDeserializer: deserialize });
+      const restoreMs = performance.now() - began;
+      console.info(`kael playground: Python restored from the memory snapshot in ${Math.round(restoreMs)} ms`);
+      return { runtime, start: { kind: "snapshot", restoreMs } };
+    } catch (error) {
+      reason = error instanceof SnapshotUnfit ? error.message : `the snapshot did not load: ${firstLine(error)}`;
+    }
+  }
+  console.warn(`kael playground: a normal start, not from the memory snapshot: ${reason}`);
+  return { runtime: await pyodide.loadPyodide(options), start: { kind: "normal", reason } };
+}
+
+function deserialize(name: unknown): object {
+  const object = typeof name === "string" ? OBJECTS[name] : undefined;
+  if (!object) throw new Error(`the snapshot refers to a JavaScript object this page does not have: ${String(name)}`);
+  return object;
+}
+
+function firstLine(error: unknown): string {
+  return String((error as Error)?.message ?? error).trim().split("\n")[0];
+}
+
+async function fetchManifest(url: string): Promise<Manifest | string> {
+  try {
+    const response = await fetch(url);
+    if (!response.ok) return `there is no snapshot manifest (HTTP ${response.status})`;
+    return (await response.json()) as Manifest;
+  } catch (error) {
+    return `the snapshot manifest could not be read: ${firstLine(error)}`;
+  }
+}
+
+/** Why the snapshot does not fit this page, or null. Pyodide checks the build id again when it
+ * restores the snapshot (it is in the snapshot's header); this check saves the download. */
+async function snapshotMismatch(manifest: Manifest | string, version: string, pyodideUrl: string, wheel: Promise<ArrayBuffer>) {
+  if (typeof manifest === "string") return manifest;
+  if (manifest.format !== SNAPSHOT_FORMAT) return `the snapshot is in format ${manifest.format}, this page reads ${SNAPSHOT_FORMAT}`;
+  if (manifest.pyodide !== version) return `the snapshot was made by Pyodide ${manifest.pyodide}, this page runs ${version}`;
+  const buildId = await pyodideBuildId(pyodideUrl);
+  if (manifest.buildId !== buildId) return `the snapshot was made by Pyodide build ${manifest.buildId.slice(0, 12)}, this page runs build ${buildId.slice(0, 12)}`;
+  if (JSON.stringify(manifest.env) !== JSON.stringify(ENV)) return "the snapshot was made with another environment";
+  if (JSON.stringify(manifest.objects) !== JSON.stringify(Object.keys(OBJECTS))) return "the snapshot refers to other JavaScript objects than this page has";
+  const wheelHash = await sha256(new Uint8Array(await wheel.catch(() => new ArrayBuffer(0))));
+  if (manifest.wheelSha256 !== wheelHash) return "the snapshot imported another build of kael than the wheel this page was served";
+  return null;
+}
+
+/** The build id Pyodide writes into a snapshot and checks on restore, read from pyodide.mjs
+ * (in the HTTP cache or the offline cache: the worker has just imported it). */
+async function pyodideBuildId(pyodideUrl: string): Promise<string> {
+  const source = await fetch(`${pyodideUrl}pyodide.mjs`).then((response) => response.text());
+  return /BUILD_ID:"([0-9a-f]{64})"/.exec(source)?.[1] ?? "unknown";
+}
+
+async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Why the snapshot cannot be used, found by the worker itself (not by Pyodide's restore). */
+class SnapshotUnfit extends Error {}
+
+/** The snapshot's bytes, inflated (gzip's CRC catches a damaged file; a host that already
+ * decoded it leaves the SHA-256 to check). Rejects with the reason it cannot be used. */
+async function fetchSnapshot(url: string, manifest: Manifest): Promise<Uint8Array> {
+  const response = await fetch(url);
+  if (!response.ok) throw new SnapshotUnfit(`the snapshot is missing (HTTP ${response.status})`);
+  const body = new Uint8Array(await response.arrayBuffer());
+  if (body[0] !== 0x1f || body[1] !== 0x8b) {
+    if (body.length !== manifest.bytes || (await sha256(body)) !== manifest.snapshotSha256) {
+      throw new SnapshotUnfit("the snapshot is damaged (its SHA-256 is not its manifest's)");
+    }
+    return body;
+  }
+  const bytes = new Uint8Array(manifest.bytes);
+  let length = 0;
+  try {
+    const reader = new Blob([body]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      if (length + chunk.value.length > bytes.length) throw new Error("longer than its manifest says");
+      bytes.set(chunk.value, length);
+      length += chunk.value.length;
+    }
+  } catch (error) {
+    throw new SnapshotUnfit(`the snapshot is damaged (${firstLine(error)})`);
+  }
+  if (length !== bytes.length) throw new SnapshotUnfit(`the snapshot is damaged (${length} bytes, not ${bytes.length})`);
+  return bytes;
+}
+
+/**
+ * kael's files where Python looks for them (a restored snapshot has kael imported already, but
+ * tracebacks, inspect and the tests read the sources), then kael and playground imported, or
+ * (from a snapshot) the state that must not be the build's: `random`'s seed.
+ */
+function installKael(runtime: PyodideAPI, start: StartKind, wheel: ArrayBuffer, compiled: ArrayBuffer | null) {
   const site = runtime.runPython("import sysconfig; sysconfig.get_paths()['purelib']") as string;
   runtime.unpackArchive(wheel, "wheel", { extractDir: site });
-  const compiled = await bytecode;
   try {
     if (compiled) runtime.unpackArchive(compiled, "zip", { extractDir: site });
   } catch (error) {
@@ -203,24 +344,24 @@ async function init(id: number, config: InitConfig): Promise<void> {
   runtime.FS.writeFile(`${site}/playground.py`, playgroundSource);
   runtime.FS.writeFile(`${site}/playground_tests.py`, testsSource);
   runtime.FS.writeFile(`${site}/display_kinds.json`, displayKindsSource);
-  runtime.registerJsModule("_kael_worker", { emit });
-  // kael's JavaScript kernels (kael/backend/pyarray/js_kernel.py), found when kael is imported.
-  runtime.registerJsModule("_kael_kernels", { ...kernels });
-  const versions = JSON.parse(
+  if (start.kind === "normal") {
+    runtime.registerJsModule("_kael_worker", OBJECTS.kael_worker);
+    runtime.registerJsModule("_kael_kernels", OBJECTS.kael_kernels);
+  }
+  return JSON.parse(
     runtime.runPython(`
-import json, sys, kael, playground
+import json, random, sys, kael, playground
+${start.kind === "snapshot" ? "random.seed()  # the snapshot holds the build's state of random" : ""}
 playground.install_display_hook()
 json.dumps({"python": sys.version.split()[0], "kael": getattr(kael, "__version__", "?")})
 `) as string,
-  );
-  stage("kael", "done");
-  py = runtime;
-  post({ type: "ready", id, versions: { ...versions, pyodide: runtime.version } });
+  ) as { python: string; kael: string };
 }
 
 function callPython(fn: "run" | "run_tests", argument: string): Record<string, unknown> {
   if (!py) throw new Error("Python is not ready");
-  if (interrupt) interrupt[0] = 0; // never inherit a stop meant for an earlier run
+  // The interrupt buffer is not reset here: the page resets it before it posts a run, so a
+  // Stop pressed before this run began (its message still queued) stops it at once.
   const playground = py.pyimport("playground");
   try {
     // install_display_hook again: kael.viz may have been reloaded or imported late.
