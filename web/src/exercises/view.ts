@@ -155,7 +155,8 @@ export class ExercisesView {
   private renderOpening(e: ExerciseSummary): void {
     clear(this.body);
     this.body.append(
-      h("h2", { class: "exercise-heading" }, `${String(e.number).padStart(2, "0")}. ${this.title(e)}`),
+      // Not .exercise-heading: that one says the exercise is open (its code in the editor).
+      h("h2", { class: "exercise-opening" }, `${String(e.number).padStart(2, "0")}. ${this.title(e)}`),
       h("p", { class: "muted statement-loading", role: "status" }, t("exercises.statement.loading")),
     );
   }
