@@ -64,8 +64,8 @@ class Survey:
         self.rows.append((view, counts))
 
     def table(self) -> str:
-        head = f"{'variant':<10} {'view':<24} critical serious moderate minor"
-        lines = [f"{self.variant:<10} {view:<24} {c['critical']:>8} {c['serious']:>7} {c['moderate']:>8} {c['minor']:>5}"
+        head = f"{'variant':<10} {'view':<32} critical serious moderate minor"
+        lines = [f"{self.variant:<10} {view:<32} {c['critical']:>8} {c['serious']:>7} {c['moderate']:>8} {c['minor']:>5}"
                  for view, c in self.rows]
         return "\n".join([head, *lines])
 
