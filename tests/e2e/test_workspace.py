@@ -354,3 +354,151 @@ def test_the_plot_names_its_axes(app: Page):
     expect(app.get_by_role("tab", name="Plot")).to_have_attribute("aria-selected", "true", timeout=60_000)
     expect(app.locator('.plot-svg [data-axis="x"]')).to_have_text("step")
     expect(app.locator('.plot-svg [data-axis="y"]')).to_have_text("loss")
+
+
+def test_a_share_link_keeps_the_draft_it_replaces(app: Page, context, watch):
+    set_code(app, "print('the shared code')\n")
+    link = share_link(app)
+    set_code(app, "print('my own draft')\n")  # kept in this browser's storage as the playground's code
+    other = open_link(context, watch, link)
+    editor = other.locator(".cm-content")
+    expect(editor).to_contain_text("the shared code")
+    kept = other.locator(".kept-bar")
+    expect(kept).to_contain_text("Your own code from before the shared link is kept.")
+    other.get_by_role("button", name="Back to my code").click()
+    expect(editor).to_contain_text("my own draft")
+    expect(editor).not_to_contain_text("the shared code")
+    # Nothing is lost either way: the link's code is kept in its turn, across a reload.
+    other.reload()
+    expect(other.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=120_000)
+    expect(editor).to_contain_text("my own draft")
+    other.get_by_role("button", name="Back to the shared code").click()
+    expect(editor).to_contain_text("the shared code")
+    expect(other.get_by_role("button", name="Back to my code")).to_be_visible()
+    other.close()
+
+
+def test_a_shared_exercise_link_keeps_the_exercise_draft(app: Page, context, watch):
+    open_exercise(app)
+    set_code(app, "# the shared attempt\n")
+    link = share_link(app)
+    set_code(app, "# my own attempt\n")
+    other = open_link(context, watch, link)
+    expect(other.locator(".exercise-heading")).to_be_visible(timeout=60_000)
+    expect(other.locator(".cm-content")).to_contain_text("# the shared attempt")
+    other.get_by_role("button", name="Back to my code").click()
+    expect(other.locator(".cm-content")).to_contain_text("# my own attempt")
+    other.close()
+
+
+# ------------------------------------------------------------------------------ navigation
+
+
+def test_opening_an_exercise_clears_the_last_drawings_and_the_share_panel(app: Page):
+    app.locator('.example-item[data-example="diamond"]').click()
+    run(app)
+    expect(app.get_by_test_id("trace-position")).to_be_visible(timeout=60_000)
+    wait_idle(app)
+    expect(app.locator(".trace-view.has-trace")).to_have_count(1)
+    expect(app.locator(".graph-view.has-graph")).to_have_count(1)
+    share_link(app)
+    expect(app.locator(".share-panel")).to_be_visible()
+    open_exercise(app)
+    expect(app.locator(".share-panel")).to_be_hidden()
+    expect(app.locator(".trace-view.has-trace")).to_have_count(0)
+    expect(app.locator(".graph-view.has-graph")).to_have_count(0)
+    expect(app.get_by_role("tab", name="Console")).to_have_attribute("aria-selected", "true")
+    # Back in the playground the exercise's drawings go too; Share again, then another tab.
+    share_link(app)
+    app.get_by_role("button", name="← kael playground").click()
+    expect(app.locator(".share-panel")).to_be_hidden()
+    share_link(app)
+    app.get_by_role("tab", name="Learn").click()
+    expect(app.locator(".share-panel")).to_be_hidden()
+
+
+def test_the_context_bar_names_the_loaded_example(app: Page):
+    label = app.locator(".context-label")
+    expect(label).to_have_text("kael playground")
+    app.locator('.example-item[data-example="two-moons"]').click()
+    title = app.locator('.example-item[data-example="two-moons"] .example-title').inner_text()
+    expect(label).to_have_text(f"Example · {title}")
+    app.locator('.example-item[data-example="diamond"]').click()
+    expect(label).to_have_text("Example · The diamond trace (ADR 0005)")
+    app.get_by_role("button", name="切换到中文").click()
+    expect(label).to_have_text(re.compile(r"^示例 · "))
+
+
+def test_a_statement_says_it_is_loading_until_it_is_shown(app: Page):
+    held = []
+    # The statement's renderer (markdown, KaTeX) is held back: the pane says what is coming.
+    app.route(re.compile(r"/assets/markdown-[^/]*\.js$"), lambda route: held.append(route))
+    open_exercise(app)
+    statement = app.locator(".statement")
+    expect(statement.locator(".statement-loading")).to_have_text("Loading the statement…")
+    expect(statement).to_have_attribute("aria-busy", "true")
+    assert held, "the renderer was not requested"
+    for route in held:
+        route.continue_()
+    expect(statement.locator("p").first).to_be_visible()
+    expect(statement.locator(".statement-loading")).to_have_count(0)
+    expect(statement).not_to_have_attribute("aria-busy", "true")
+
+
+def test_on_a_phone_an_exercise_opens_at_the_top_of_its_statement(page: Page, watch, base_url, screenshots):
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(base_url + "/")
+    expect(page.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=120_000)
+    page.get_by_role("tab", name="Exercises").click()
+    item = page.locator(f'.exercise-item[data-id="{EXERCISE}"]')
+    item.scroll_into_view_if_needed()
+    item.click()
+    heading = page.locator(".exercise-heading")
+    expect(heading).to_be_visible()
+    expect(page.locator(".statement p").first).to_be_visible()
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    top = heading.bounding_box()["y"]
+    back = page.locator(".exercises .back").bounding_box()["y"]
+    page.screenshot(path=screenshots / "phone-exercise-opened.png")
+    assert 0 <= back and top < 844 / 3, (back, top)  # the statement's start, not a cut sentence
+    assert page.locator(".sidebar .tabpanels").evaluate("el => el.scrollTop") == 0
+
+
+# ------------------------------------------------------------------------------ keyboard
+
+
+def test_the_skip_link_takes_the_keyboard_to_the_editor(app: Page):
+    app.evaluate("document.activeElement && document.activeElement.blur()")
+    app.keyboard.press("Tab")
+    skip = app.get_by_role("link", name="Skip to the code editor")
+    expect(skip).to_be_focused()
+    box = skip.bounding_box()
+    assert box and box["y"] >= 0 and box["height"] > 10, box  # shown while focused
+    app.keyboard.press("Enter")
+    expect(app.locator(".cm-content")).to_be_focused()
+    app.keyboard.press("ControlOrMeta+End")
+    app.keyboard.type("\nprint('typed')")
+    expect(app.locator(".cm-content")).to_contain_text("print('typed')")
+    assert "#" not in app.url, app.url  # a hash would read as a share link
+
+
+def test_the_editor_is_a_few_tabs_away_not_behind_every_example(app: Page):
+    app.evaluate("document.activeElement && document.activeElement.blur()")
+    seen = []
+    for _ in range(20):
+        app.keyboard.press("Tab")
+        seen.append(app.evaluate(
+            "(() => { const e = document.activeElement; return e.className || e.tagName; })()"))
+        if app.evaluate("!!document.activeElement.closest('.cm-content')"):
+            break
+    else:
+        raise AssertionError(f"the editor was not reached in 20 Tabs: {seen}")
+    assert len(seen) <= 12, seen
+    assert sum("example-item" in s for s in seen) == 1, seen  # the list is one Tab stop
+    # Inside the list the arrow keys move from card to card.
+    first = app.locator(".example-item").first
+    first.focus()
+    app.keyboard.press("ArrowDown")
+    expect(app.locator(".example-item").nth(1)).to_be_focused()
+    app.keyboard.press("End")
+    expect(app.locator(".example-item").last).to_be_focused()

@@ -16,16 +16,27 @@ import { ThemeToggle } from "./app/theme";
 import { resolveUrls } from "./config";
 import { ConsoleView } from "./console/console";
 import { CodeEditor } from "./editor/editor";
-import { DEFAULT_CODE } from "./examples";
+import { DEFAULT_CODE, type Example } from "./examples";
 import { ExerciseSource } from "./exercises/api";
 import { outputPanels } from "./panels";
 import { OutputPanels } from "./panels/outputs";
 import { h } from "./ui/dom";
-import { onLang, t } from "./ui/i18n";
+import { bind, onLang, t } from "./ui/i18n";
 import { storage } from "./ui/storage";
 import { PyodideClient } from "./worker/client";
 import { connectStepper, runSwitches } from "./stepper/link";
 import { learnView } from "./learn/wire";
+
+/** The page's first Tab stop, seen only when focused: straight to the editor. */
+function skipLink(focusEditor: () => void): HTMLAnchorElement {
+  const link = h("a", { class: "skip-link", href: "#code" });
+  bind(link, "skip.editor");
+  link.addEventListener("click", (e) => {
+    e.preventDefault(); // no #code in the address: a hash there is a share link's
+    focusEditor();
+  });
+  return link;
+}
 
 /** Builds the page and starts Python; resolves when Python is first ready. */
 export function startApp(root: HTMLElement): Promise<void> {
@@ -53,8 +64,18 @@ export function startApp(root: HTMLElement): Promise<void> {
   const header = new Header({ run, stop: () => client.stop(), share, status: status.element, themeButton: theme.button });
   const runner = new Runner({ client, editor, console: consoleView, outputs, header, status, link });
   const leaveExercise = () => context.current.kind !== "playground" && exercises.closeExercise();
-  const examples = new ExamplesList({ editor, console: consoleView, leaveExercise });
-  const exercises = exercisesView({ source, client, editor, console: consoleView, context, runner });
+  const opened = (example: Example) => {
+    sharePanel.hide();
+    context.showExample(example.title);
+  };
+  const examples = new ExamplesList({ editor, console: consoleView, leaveExercise, opened });
+  // Another exercise (or back to the playground): the last program's drawings and the share
+  // panel's link were about other code.
+  const navigated = () => {
+    sharePanel.hide();
+    outputs.clearDrawings();
+  };
+  const exercises = exercisesView({ source, client, editor, console: consoleView, context, runner, navigated });
   const learn = learnView({ client, editor, console: consoleView, runner, source, exercises, sideTabs: () => sideTabs, leaveExercise });
   const sideTabs = layOut({
     workspace,
@@ -66,8 +87,11 @@ export function startApp(root: HTMLElement): Promise<void> {
     outputs: outputs.tabs,
     clearConsole: () => consoleView.clear(),
   });
-  sideTabs.onSelect((id) => id === "learn" && learn.render()); // exercise statuses may have changed
-  root.append(header.element, sharePanel.element, workspace);
+  sideTabs.onSelect((id) => {
+    sharePanel.hide();
+    if (id === "learn") learn.render(); // exercise statuses may have changed
+  });
+  root.append(skipLink(() => editor.focus()), header.element, sharePanel.element, workspace);
   context.render();
 
   globalKeys({ run, sharePanel });
@@ -80,9 +104,9 @@ export function startApp(root: HTMLElement): Promise<void> {
   document.title = t("app.title");
   if (!globalThis.crossOriginIsolated) consoleView.note(t("status.noisolation"), "warn");
   status.render();
-  const opened = restoreSession({ link, source, exercises, examples, sideTabs, context, editor, console: consoleView });
+  const restored = restoreSession({ link, source, exercises, examples, sideTabs, context, editor, console: consoleView });
   connectStepper(editor, run);
   if (link.state?.forward === 1) runSwitches.recordOnce = true; // the link lands on a forward step
-  if (link.wantsRun) void opened.finally(() => ready.then(run));
+  if (link.wantsRun) void restored.finally(() => ready.then(run));
   return ready;
 }

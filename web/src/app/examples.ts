@@ -5,13 +5,22 @@ import type { CodeEditor } from "../editor/editor";
 import { EXAMPLES, type Example } from "../examples";
 import { clear, h } from "../ui/dom";
 import { currentLang, t } from "../ui/i18n";
+import { rovingFocus } from "../ui/roving";
 
 export class ExamplesList {
   readonly element = h("div", { class: "examples" });
   /** The example last loaded into the playground (a share link carries it). */
   loaded: string | null = null;
 
-  constructor(private readonly host: { editor: CodeEditor; console: ConsoleView; leaveExercise: () => void }) {
+  constructor(
+    private readonly host: {
+      editor: CodeEditor;
+      console: ConsoleView;
+      leaveExercise: () => void;
+      /** An example is now the playground's code (the context bar names it). */
+      opened: (example: Example) => void;
+    },
+  ) {
     this.render();
   }
 
@@ -30,6 +39,7 @@ export class ExamplesList {
   mark(id: string | null | undefined): void {
     if (!id || !EXAMPLES.some((ex) => ex.id === id)) return;
     this.loaded = id;
+    this.host.opened(EXAMPLES.find((ex) => ex.id === id)!);
     this.render();
   }
 
@@ -54,10 +64,9 @@ export class ExamplesList {
           h("span", { class: "example-summary", id: `example-${ex.id}` }, ex.summary[lang]),
         ),
       );
-    this.element.append(
-      h("h2", {}, t("examples.title")),
-      h("p", { class: "muted" }, t("examples.intro")),
-      h("ul", { class: "example-list" }, EXAMPLES.map(item)),
-    );
+    const list = h("ul", { class: "example-list", "aria-label": t("examples.title") }, EXAMPLES.map(item));
+    this.element.append(h("h2", {}, t("examples.title")), h("p", { class: "muted" }, t("examples.intro")), list);
+    // One Tab stop for the whole list (arrows inside it): the editor is a few Tabs away.
+    rovingFocus(list, ".example-item", list.querySelector<HTMLElement>('[aria-current="true"]'));
   }
 }

@@ -20,6 +20,8 @@ export interface ExerciseParts {
   console: ConsoleView;
   context: ContextBar;
   runner: Runner;
+  /** The editor now holds another exercise's (or the playground's) code. */
+  navigated: () => void;
 }
 
 export function exercisesView(p: ExerciseParts): ExercisesView {
@@ -29,6 +31,7 @@ export function exercisesView(p: ExerciseParts): ExercisesView {
       storage.setExercise(detail.id);
       const titles = { en: detail.titles?.en ?? detail.title, zh: detail.titles?.zh };
       context.set({ kind: "exercise", id: detail.id, titles }, storage.draft(detail.id) ?? detail.starter);
+      p.navigated();
     },
     code: () => editor.code,
     runTests: async (detail) => {
@@ -51,7 +54,9 @@ export function exercisesView(p: ExerciseParts): ExercisesView {
     onRunnable: (listener) => client.on((e) => e.type === "state" && listener()),
     closed: () => {
       storage.setExercise(null);
-      if (context.current.kind === "exercise") context.set({ kind: "playground" }, storage.playground() ?? DEFAULT_CODE);
+      if (context.current.kind !== "exercise") return;
+      context.set({ kind: "playground" }, storage.playground() ?? DEFAULT_CODE);
+      p.navigated();
     },
     showLine: (line) => editor.goToLine(line),
     markLine: (line) => editor.markLine(line),

@@ -10,7 +10,7 @@ import { storage } from "../ui/storage";
 import type { Tabs } from "../ui/tabs";
 import type { ContextBar } from "./context";
 import type { ExamplesList } from "./examples";
-import type { OpenedLink } from "./sharing";
+import { keepDraft, type OpenedLink } from "./sharing";
 
 export interface SessionParts {
   link: OpenedLink;
@@ -33,9 +33,13 @@ export async function restoreSession(p: SessionParts): Promise<void> {
   await p.exercises.load();
   const lastExercise = storage.exercise();
   if (shared?.exercise) {
-    // A shared exercise: open it, then the shared code replaces the draft (Ctrl+Z brings it back).
+    // A shared exercise: open it, then the shared code replaces the draft (kept, and Ctrl+Z).
     p.sideTabs.select("exercises");
     await p.exercises.openById(shared.exercise);
-    if (p.context.current.kind === "exercise") p.editor.replace(shared.code);
+    if (p.context.current.kind === "exercise") {
+      keepDraft(shared.exercise, storage.draft(shared.exercise), shared.code); // offered back by the context bar
+      p.editor.replace(shared.code);
+      p.context.render();
+    }
   } else if (!shared && lastExercise && storage.mode() === "exercises") await p.exercises.openById(lastExercise);
 }

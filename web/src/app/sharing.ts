@@ -7,6 +7,7 @@ import { clear, h } from "../ui/dom";
 import { t } from "../ui/i18n";
 import { shareUrl, stateFromHash, type SharedState } from "../ui/share";
 import { storage } from "../ui/storage";
+import { DEFAULT_CODE } from "../examples";
 import type { Context } from "./context";
 
 /** What the page was opened with; the tab and place are used once, by the first run. */
@@ -22,7 +23,14 @@ export class OpenedLink {
     // lands on that step (as a Python Tutor permalink does).
     this.place = this.state?.step !== undefined ? { step: this.state.step, pass: this.state.pass, forward: this.state.forward === 1 || undefined } : null;
     if (!this.state) return;
-    if (!this.state.exercise) storage.setPlayground(this.state.code);
+    // The link's code takes the playground's place; the learner's own code there is kept (the
+    // context bar offers it back). A link's code left unchanged is no draft: its link has it.
+    if (!this.state.exercise) {
+      const draft = storage.playground();
+      if (draft !== null && draft !== storage.linkCode()) keepDraft("playground", draft, this.state.code);
+      storage.setPlayground(this.state.code);
+      storage.setLinkCode(this.state.code);
+    }
     // A reload keeps the learner's edits, not the link's code.
     history.replaceState(null, "", location.pathname + location.search);
   }
@@ -43,6 +51,13 @@ export class OpenedLink {
     this.place = null;
     return taken;
   }
+}
+
+/** Keep `draft` (the code a link's `incoming` code replaces) unless it is the same code or the
+ * untouched default. */
+export function keepDraft(where: string, draft: string | null, incoming: string): void {
+  if (draft === null || draft.trim() === incoming.trim() || draft.trim() === DEFAULT_CODE.trim()) return;
+  storage.keep(where, draft, "draft");
 }
 
 /** The panel under the header that shows a share link and copies it. */

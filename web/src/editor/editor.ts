@@ -8,6 +8,7 @@ import { Decoration, type DecorationSet, EditorView, keymap, WidgetType } from "
 import { basicSetup } from "codemirror";
 import { h } from "../ui/dom";
 import { accessibleDark } from "./dark";
+import { accessibleLight } from "./light";
 import "./editor.css";
 import { runSwitches } from "../stepper/link";
 import { sw } from "../stepper/words";
@@ -130,7 +131,7 @@ export class CodeEditor {
           errorLine,
           lineNotes,
           EditorState.tabSize.of(4),
-          this.theme.of(options.dark ? accessibleDark : []),
+          this.theme.of(options.dark ? accessibleDark : accessibleLight),
           this.label.of(this.labelAttrs()),
           EditorView.updateListener.of((update) => {
             if (update.docChanged && !this.silent) options.onChange(update.state.doc.toString());
@@ -220,7 +221,7 @@ export class CodeEditor {
   }
 
   setDark(dark: boolean): void {
-    this.view.dispatch({ effects: this.theme.reconfigure(dark ? accessibleDark : []) });
+    this.view.dispatch({ effects: this.theme.reconfigure(dark ? accessibleDark : accessibleLight) });
   }
 
   focus(): void {

@@ -5,6 +5,7 @@
 import { hintsView } from "../learn/hints";
 import { clear, h } from "../ui/dom";
 import { currentLang, t } from "../ui/i18n";
+import { rovingFocus } from "../ui/roving";
 import { deepestLine, renderTraceback } from "../ui/traceback";
 import type { TestCaseReport, TestReport } from "../worker/protocol";
 import type { ExerciseDetail, ExerciseSource, ExerciseSummary, Submission } from "./api";
@@ -17,14 +18,30 @@ function submitError(failure: { message: string; unreachable?: boolean }): strin
   return failure.unreachable ? t("exercises.judge.unreachable") : t("exercises.submit.failed", { message: failure.message });
 }
 
-let markdown: Promise<typeof import("./markdown")> | null = null;
+type Markdown = typeof import("./markdown");
+let markdown: Promise<Markdown> | null = null;
+let loadedMarkdown: Markdown | null = null;
+
+/** Starts loading the renderer (a pointer over the list or a focus in it says a statement is next). */
+function loadMarkdown(): Promise<Markdown> {
+  markdown ??= import("./markdown").then((m) => (loadedMarkdown = m));
+  return markdown;
+}
+
+function fill(el: HTMLElement, m: Markdown, source: string): void {
+  el.innerHTML = m.renderMarkdown(forTheBrowser(source));
+  el.removeAttribute("aria-busy");
+  // A code block or table that scrolls sideways must be reachable by keyboard.
+  for (const block of el.querySelectorAll<HTMLElement>("pre, table")) block.tabIndex = 0;
+}
+
+/** The statement at once once the renderer is here; until then a line that says it is coming
+ * (the first statement was blank for a second while KaTeX loaded). */
 function renderInto(el: HTMLElement, source: string): void {
-  markdown ??= import("./markdown");
-  void markdown.then((m) => {
-    el.innerHTML = m.renderMarkdown(forTheBrowser(source));
-    // A code block or table that scrolls sideways must be reachable by keyboard.
-    for (const block of el.querySelectorAll<HTMLElement>("pre, table")) block.tabIndex = 0;
-  });
+  if (loadedMarkdown) return fill(el, loadedMarkdown, source);
+  el.setAttribute("aria-busy", "true");
+  el.replaceChildren(h("p", { class: "muted statement-loading" }, t("exercises.statement.loading")));
+  void loadMarkdown().then((m) => fill(el, m, source));
 }
 
 /** Statements end with how to run the tests from a shell; the page has its own buttons. */
@@ -116,6 +133,9 @@ export class ExercisesView {
   }
 
   async openById(id: string): Promise<void> {
+    const summary = this.list?.find((e) => e.id === id);
+    if (summary && this.current?.id !== id) this.renderOpening(summary);
+    void loadMarkdown();
     const result = await this.source.detail(id);
     if (!result.ok) {
       this.listError = result.message;
@@ -127,7 +147,27 @@ export class ExercisesView {
     this.history = null;
     this.host.open(result.value);
     this.render();
+    this.showTop();
     if (this.source.server) void this.loadHistory();
+  }
+
+  /** While the exercise is fetched: its title and a line that says the statement is coming. */
+  private renderOpening(e: ExerciseSummary): void {
+    clear(this.body);
+    this.body.append(
+      // Not .exercise-heading: that one says the exercise is open (its code in the editor).
+      h("h2", { class: "exercise-opening" }, `${String(e.number).padStart(2, "0")}. ${this.title(e)}`),
+      h("p", { class: "muted statement-loading", role: "status" }, t("exercises.statement.loading")),
+    );
+  }
+
+  /** A newly opened exercise is read from its top: the pane scrolls back up and, where the page
+   * itself scrolls (a phone), the page comes to the statement's heading. */
+  private showTop(): void {
+    const scroller = this.element.closest<HTMLElement>(".tabpanels");
+    if (scroller) scroller.scrollTop = 0;
+    const page = document.scrollingElement;
+    if (page && page.scrollHeight > innerHeight + 1) this.element.closest(".sidebar")?.scrollIntoView({ block: "start" });
   }
 
   closeExercise(): void {
@@ -186,7 +226,11 @@ export class ExercisesView {
         ),
       );
     });
-    this.body.append(h("ul", { class: "exercise-list" }, items));
+    const list = h("ul", { class: "exercise-list" }, items);
+    list.addEventListener("pointerover", () => void loadMarkdown(), { once: true });
+    list.addEventListener("focusin", () => void loadMarkdown(), { once: true });
+    this.body.append(list);
+    rovingFocus(list, ".exercise-item"); // 22 exercises are one Tab stop, arrows inside
   }
 
   private renderDetail(e: ExerciseDetail): void {

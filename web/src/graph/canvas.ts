@@ -295,8 +295,10 @@ export class GraphCanvas {
       },
       s("title", {}, accessible),
       shape,
-      title,
-      ...lines,
+      // A space between the lines (not drawn: text outside <text> is not painted) keeps the
+      // visible words apart, as the name says them ("12 B, self", not "12 Bself": axe's
+      // label-content-name-mismatch).
+      ...[title, ...lines].flatMap((line) => [line, " "]),
     );
     const activate = () => (item.group ? this.onGroup(item.group.id) : this.select(item.id));
     group.addEventListener("click", (e) => {

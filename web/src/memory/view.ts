@@ -9,6 +9,7 @@ import "./memory.css";
 import { formatCount, gt } from "../graph/strings";
 import { formatShape, type MemoryData, type MemoryEvent } from "../graph/types";
 import { clear, formatBytes, h, s, withInlineCode } from "../ui/dom";
+import { bind } from "../ui/i18n";
 
 const W = 420;
 const H = 180;
@@ -24,7 +25,9 @@ export class MemoryView {
   constructor() {
     this.placeholder = h("p", { class: "placeholder" });
     this.cards = h("div", { class: "memory-cards" });
-    this.element = h("div", { class: "memory-view" }, this.placeholder, this.cards);
+    // It scrolls (14 cards for the activation-memory example): a Tab stop, so keys can scroll it.
+    this.element = h("div", { class: "memory-view", tabindex: "0", role: "region" }, this.placeholder, this.cards);
+    bind(this.element, "tab.memory", "aria-label");
     this.refreshText();
   }
 

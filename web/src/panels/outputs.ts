@@ -32,6 +32,14 @@ export class OutputPanels {
     for (const panel of this.panels) panel.reset();
   }
 
+  /** The editor holds other code now: what the last program drew goes (its printout stays in the
+   * console, with the note of what was opened), and the console is shown. */
+  clearDrawings(): void {
+    this.drew.clear();
+    for (const panel of this.panels) if (panel.id !== "console") panel.reset();
+    this.tabs.select("console");
+  }
+
   /** Every panel is offered every display (a trace also gives the Graph tab its graph). */
   show(display: Display): void {
     if (display.kind === DISPLAY_KIND.progress) {

@@ -2,6 +2,13 @@
 
 const en = {
   "app.title": "kael playground",
+  "context.example": "Example · {title}",
+  "kept.draft": "Your own code from before the shared link is kept.",
+  "kept.draft.restore": "Back to my code",
+  "kept.link": "The shared link's code is kept.",
+  "kept.link.restore": "Back to the shared code",
+  "skip.editor": "Skip to the code editor",
+  "exercises.statement.loading": "Loading the statement…",
   "app.tagline": "see what autograd really does",
   "nav.examples": "Examples",
   "nav.exercises": "Exercises",
@@ -322,6 +329,13 @@ export type Key = keyof typeof en;
 
 const zh: Record<Key, string> = {
   "app.title": "kael 练习场",
+  "context.example": "示例 · {title}",
+  "kept.draft": "打开分享链接之前你自己的代码已保留。",
+  "kept.draft.restore": "回到我的代码",
+  "kept.link": "分享链接中的代码已保留。",
+  "kept.link.restore": "回到分享的代码",
+  "skip.editor": "跳到代码编辑器",
+  "exercises.statement.loading": "正在加载题目…",
   "app.tagline": "看清自动求导到底做了什么",
   "nav.examples": "示例",
   "nav.exercises": "练习",
