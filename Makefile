@@ -10,7 +10,7 @@
 #   make mutation  the exercises' mutation scores (Cosmic Ray mutants of each reference, graded)
 #
 # Every target installs what it needs and is safe to run again; work is redone only when its
-# inputs change (stamp files). One lane alone: make test-web | test-numpy | test-python | test-pyodide.
+# inputs change (stamp files). One lane alone: make test-web | test-numpy | test-e2e | test-python | test-pyodide.
 # Extra pytest arguments for the lanes: make test-numpy PYTEST_ARGS='-k matmul -x'.
 
 SHELL := /bin/bash
@@ -51,7 +51,7 @@ PYTHON_LANE_DIRS := tests/kael tests/exercises
 # tests/pyodide: what only Pyodide has, such as the JavaScript kernels).
 PYODIDE_LANE_DIRS := tests/kael tests/exercises/test_inprocess.py tests/pyodide
 
-.PHONY: setup system-packages pyodide-wheels wheel web test test-web test-numpy test-python test-pyodide \
+.PHONY: setup system-packages pyodide-wheels wheel web test test-web test-numpy test-e2e test-python test-pyodide \
 	fuzz serve serve-cluster bench mutation clean
 
 # ---------------------------------------------------------------------------------- setup
@@ -150,19 +150,20 @@ define lane
 	exit $$rc
 endef
 
-# Two groups at once, one per core: the numpy lane (the whole tree, about 20 minutes) streams its
-# output; the web, python and pyodide lanes run one after another beside it and print theirs when
-# the numpy lane is done. Lanes that run at once get disjoint sandbox uids (KAEL_TEST_LANE,
-# tests/sandbox_uids.py) and the side group keeps no pytest cache, so they share no state.
+# Two groups at once, one per core: the numpy lane (the whole tree but the browser tests) streams
+# its output; the e2e, python, pyodide and web lanes run one after another beside it and print
+# theirs when both groups are done. Lanes that run at once get disjoint sandbox uids
+# (KAEL_TEST_LANE, tests/sandbox_uids.py) and the side group keeps no pytest cache, so they share
+# no state.
 test: setup wheel web
 	@export LANE_TIMES="$$(mktemp)"; side_log="$$(mktemp)"; side_failed="$$(mktemp)"; failed=""; \
-	( for lane in web python pyodide; do \
+	( for lane in e2e python pyodide web; do \
 	    KAEL_TEST_LANE=1 $(MAKE) --no-print-directory test-$$lane NO_SETUP=1 \
 	      PYTEST_ARGS="-p no:cacheprovider $(PYTEST_ARGS)" || echo "$$lane" >> "$$side_failed"; \
 	  done ) > "$$side_log" 2>&1 & side=$$!; \
 	KAEL_TEST_LANE=0 $(MAKE) --no-print-directory test-numpy NO_SETUP=1 || failed=" numpy"; \
 	wait $$side; \
-	echo "--- the web, python and pyodide lanes (run beside the numpy lane)"; cat "$$side_log"; \
+	echo "--- the e2e, python, pyodide and web lanes (run beside the numpy lane)"; cat "$$side_log"; \
 	failed="$$failed$$(sed 's/^/ /' "$$side_failed" | tr -d '\n')"; \
 	echo "---"; cat "$$LANE_TIMES"; rm -f "$$LANE_TIMES" "$$side_log" "$$side_failed"; \
 	if [ -n "$$failed" ]; then echo "failed lanes:$$failed"; exit 1; fi; \
@@ -179,7 +180,11 @@ test-web: $(if $(NO_SETUP),,$(NODE_STAMP))
 	$(call lane,web,web/src,cd web && npx vitest run)
 
 test-numpy: $(LANE_DEPS)
-	$(call lane,numpy,tests,KAEL_BACKEND=numpy $(PY) -m pytest $$dirs -q $(DURATIONS) $(PYTEST_ARGS))
+	$(call lane,numpy,tests,KAEL_BACKEND=numpy $(PY) -m pytest $$dirs --ignore=tests/e2e -q $(DURATIONS) $(PYTEST_ARGS))
+
+# The browser tests (Playwright driving Debian's Chromium against the real server and sandbox).
+test-e2e: $(LANE_DEPS)
+	$(call lane,e2e,tests/e2e,KAEL_BACKEND=numpy $(PY) -m pytest $$dirs -q $(DURATIONS) $(PYTEST_ARGS))
 
 test-python: $(LANE_DEPS)
 	$(call lane,python,$(PYTHON_LANE_DIRS),KAEL_BACKEND=python $(PY) -m pytest $$dirs -q $(DURATIONS) $(PYTEST_ARGS))

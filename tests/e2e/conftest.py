@@ -14,6 +14,7 @@ from urllib.parse import urlparse
 
 import pytest
 from live_server import LiveServer
+from sandbox_uids import uid_base
 
 REPO = Path(__file__).resolve().parents[2]
 DIST = REPO / "web" / "dist"
@@ -35,7 +36,8 @@ def server(tmp_path_factory):
     data = tmp_path_factory.mktemp("server-data")
     log = data / "server.log"
     # Every browser context of the session is a new client: one token minted each.
-    base = {"KAEL_DATA_DIR": str(data), "KAEL_RATE_LIMIT": "1000/60", "KAEL_MINT_LIMIT": "1000/3600"}
+    base = {"KAEL_DATA_DIR": str(data), "KAEL_RATE_LIMIT": "1000/60", "KAEL_MINT_LIMIT": "1000/3600",
+            "KAEL_SANDBOX_UID_BASE": str(uid_base())}  # not a real server's 60000
     srv = LiveServer(base, log).start()
     if srv.health.get("grading") != "sandbox":
         srv.stop()
