@@ -104,11 +104,12 @@ def reduce_grad(g: Tensor, ni) -> Tensor:
 
 def raw_binary(op: str, g: Tensor, t: Tensor) -> Tensor:
     """``g op t`` in a backward (grad mode is off there, nothing is recorded): the backend's
-    result wrapped, without the operator's dispatch, when both have one dtype; otherwise the
-    operator, which promotes."""
-    gd, td = g._data, t._data
-    if B.dtype(gd) is B.dtype(td):
-        return _wrap(B.binary(op, gd, td))
+    result wrapped, without the operator's dispatch, when both are tensors of one dtype;
+    otherwise the operator, which promotes (or raises its error)."""
+    if isinstance(t, Tensor) and isinstance(g, Tensor):  # an unpack hook may give anything back
+        gd, td = g._data, t._data
+        if B.dtype(gd) is B.dtype(td):
+            return _wrap(B.binary(op, gd, td))
     return _OPERATORS[op](g, t)
 
 

@@ -119,7 +119,8 @@ class Linear(Function):
         nx, nw = ctx.inputs[0], ctx.inputs[1]
         gd = g._data
         dtype = B.dtype(gd)
-        if len(B.shape(gd)) == 2 and dtype is nx.dtype is nw.dtype:  # a batch of rows: on the arrays
+        arrays = (not need[0] or isinstance(w, Tensor)) and (not need[1] or isinstance(x, Tensor))
+        if arrays and len(B.shape(gd)) == 2 and dtype is nx.dtype is nw.dtype:  # a batch of rows: on the arrays
             gx = _wrap(B.matmul(gd, w._data)) if need[0] else None
             gw = _wrap(B.matmul(B.permute(gd, (1, 0)), x._data)) if need[1] else None
             if len(need) == 2:
