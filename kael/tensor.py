@@ -367,10 +367,14 @@ class Tensor:
             meta.requires_grad = True
             meta.grad_fn = node
 
+    def _copy(self) -> "Tensor":
+        """``clone()`` without the op's dispatch, for the engine (grad mode is off there)."""
+        return _wrap(B.copy(self._data))
+
     def _accumulate_grad(self, grad) -> None:
         meta = self._meta
         if meta.grad is None:
-            meta.grad = grad.clone()
+            meta.grad = grad._copy()
         else:
             meta.grad = meta.grad + grad
 

@@ -21,6 +21,7 @@ import gc
 
 from ..backend import get_backend
 from ..tensor import Tensor as _Tensor
+from ..tensor import _wrap
 from .grad_mode import state as _grad_state
 from .hooks import run_node_hooks, run_pre_hooks
 from .node import AccumulateGrad
@@ -60,7 +61,8 @@ def _seed(roots, grad_roots):
         if grad is None:
             if root.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            grad = root.new_ones(root.shape)
+            data = root._data
+            grad = _wrap(_B.full(_B.shape(data), 1, _B.dtype(data)))  # root.new_ones(root.shape)
         else:
             if not isinstance(grad, _Tensor):
                 grad = root.new_tensor(grad)
@@ -131,14 +133,16 @@ def _check_gradients(node, grads):
             )
 
 
-def _apply(node, grad, targets, tracer):
+def _apply(node, grad, targets, tracer, traced):
     """Run one node on its complete gradient: pre-hooks, capture, the node, post-hooks.
-    Returns the gradients for its inputs (none for a leaf's AccumulateGrad)."""
-    tracer.on_node(node, grad)
+    Returns the gradients for its inputs (none for a leaf's AccumulateGrad). ``traced``:
+    ``tracer`` is not ``NO_TRACER`` (an unwatched pass makes no tracer calls)."""
+    if traced:
+        tracer.on_node(node, grad)
     hooks = node._pre_hooks
     if hooks:
         grad = run_pre_hooks(node, grad, tensor_phase=True)
-    if node in targets.nodes:  # a target's gradient is the one after its tensor's hooks
+    if targets.nodes and node in targets.nodes:  # a target's gradient is the one after its tensor's hooks
         grad = targets.take(node, grad, tracer)
         if grad is None:
             return ()
@@ -148,7 +152,8 @@ def _apply(node, grad, targets, tracer):
     if type(node) is AccumulateGrad:
         if targets.accumulates(node):
             node.apply(grad)
-            tracer.on_accumulate(node, node.variable._meta.grad)
+            if traced:
+                tracer.on_accumulate(node, node.variable._meta.grad)
         return ()
     grads = node.apply(grad)
     _check_gradients(node, grads)
@@ -158,14 +163,15 @@ def _apply(node, grad, targets, tracer):
     return grads
 
 
-def _send(node, grads, buffers, deps, ready, tracer):
+def _send(node, grads, buffers, deps, ready, tracer, traced):
     """Add each returned gradient into its target's buffer and count the edge as done; a
     target whose count reaches zero becomes ready."""
+    n = len(grads)
     for i, ni in enumerate(node.inputs):
         edge = ni.edge
         if edge is None:
             continue
-        g = grads[i] if i < len(grads) else None
+        g = grads[i] if i < n else None
         if g is not None:
             after = buffers[edge] = buffers[edge] + g if edge in buffers else g
         else:
@@ -174,7 +180,8 @@ def _send(node, grads, buffers, deps, ready, tracer):
         deps[edge] = before - 1
         if before == 1:
             ready.append(edge)
-        tracer.on_send(node, i, edge, g, after, before, before - 1, before == 1)
+        if traced:
+            tracer.on_send(node, i, edge, g, after, before, before - 1, before == 1)
 
 
 def _process(ready, buffers, deps, targets, retain_graph, tracer):
@@ -182,6 +189,7 @@ def _process(ready, buffers, deps, targets, retain_graph, tracer):
     node = None
     where = here() if _source.enabled else None  # the backward call, for the second-backward error
     needed = targets.needed  # None: every node runs
+    traced = tracer is not NO_TRACER
     try:
         while ready:
             node = ready.pop()
@@ -191,12 +199,14 @@ def _process(ready, buffers, deps, targets, retain_graph, tracer):
                 tracer.on_skip(node)
                 grads = ()
             else:
-                grads = _apply(node, grad, targets, tracer)
-            _send(node, grads, buffers, deps, ready, tracer)
+                grads = _apply(node, grad, targets, tracer, traced)
+            if node.inputs:  # a leaf's AccumulateGrad sends nothing
+                _send(node, grads, buffers, deps, ready, tracer, traced)
             released = not retain_graph and not skip
             if released and type(node) is not AccumulateGrad:
                 node.release_variables(where)
-            tracer.on_step_end(node, list(ready) if tracer is not NO_TRACER else None, released)
+            if traced:
+                tracer.on_step_end(node, list(ready), released)
     except BaseException as exc:
         tracer.on_error(node, exc)
         raise

@@ -5,9 +5,12 @@ A node maps the gradient of its one output to one gradient per input. ``inputs[i
 that does not require grad), and the shape and dtype that gradient must have.
 
 Ownership follows the ADR: a tensor owns its ``grad_fn``, a node owns the nodes of its inputs, a
-leaf holds its ``AccumulateGrad`` only weakly. Destroying a node is iterative
-(``FunctionNode.__del__``; AccumulateGrad has no edges),
-so a 50,000-step chain is freed without deep recursion.
+leaf holds its ``AccumulateGrad`` only weakly. In CPython nodes have no ``__del__``: a chain of
+them (nodes, tuples, ``NodeInput``s, saved tensors: all objects the collector tracks) is freed by
+the interpreter's own deallocator, whose "trashcan" defers a deep chain's frees to a loop instead
+of recursing, without a Python call per node. In Pyodide that deallocator overflows the
+JavaScript stack on a 50,000-step chain, so there ``FunctionNode.__del__`` frees it iteratively
+(``ITERATIVE_FREE``).
 """
 
 from __future__ import annotations
@@ -34,6 +37,11 @@ class NodeInput:
     def __repr__(self):
         edge = self.edge.name() if self.edge is not None else None
         return f"NodeInput(edge={edge}, shape={list(self.shape)}, dtype={self.dtype.name})"
+
+
+# Pyodide's deallocator recurses on the JavaScript engine's stack, which its trashcan does not
+# measure: there (only), nodes free their chains themselves (FunctionNode.__del__).
+ITERATIVE_FREE = sys.platform == "emscripten"
 
 
 def _calibrate_sole_reference() -> int:
@@ -122,22 +130,24 @@ class FunctionNode(Node):
     _materialize = True  # ctx.set_materialize_grads
     _dirty = None  # ctx.mark_dirty: the inputs its forward changed in place
 
-    def __del__(self):
-        # Iterative destruction: take the edges out of every node whose last reference is on
-        # this local stack, so that dropping it cannot recurse into its inputs.
-        inputs = self.inputs
-        if not inputs:
-            return
-        self.inputs = ()
-        stack = [ni.edge for ni in inputs if ni.edge is not None]
-        del inputs
-        sole = _SOLE
-        while stack:
-            node = stack.pop()
-            if sys.getrefcount(node) <= sole and node.inputs:
-                stack.extend(ni.edge for ni in node.inputs if ni.edge is not None)
-                node.inputs = ()
-            del node
+    if ITERATIVE_FREE:
+
+        def __del__(self):
+            # Iterative destruction: take the edges out of every node whose last reference is on
+            # this local stack, so that dropping it cannot recurse into its inputs.
+            inputs = self.inputs
+            if not inputs:
+                return
+            self.inputs = ()
+            stack = [ni.edge for ni in inputs if ni.edge is not None]
+            del inputs
+            sole = _SOLE
+            while stack:
+                node = stack.pop()
+                if sys.getrefcount(node) <= sole and node.inputs:
+                    stack.extend(ni.edge for ni in node.inputs if ni.edge is not None)
+                    node.inputs = ()
+                del node
 
     def __init__(self, inputs, needs_input_grad, positions=None):
         self.inputs = inputs
@@ -281,7 +291,7 @@ class AccumulateGrad(Node):
             return ()
         grad = self.run_hooks(grad)
         if meta.grad is None:
-            meta.grad = grad.clone()
+            meta.grad = grad._copy()
         else:
             meta.grad = meta.grad + grad
         if _post_accumulate.hooks:

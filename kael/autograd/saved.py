@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 
+from ..backend import get_backend
 from .source import describe, modification_of
 from .source import state as _source
 
@@ -29,6 +30,7 @@ def saving_node():
 
 
 _hooks = _HookStack()
+_B = get_backend()
 
 
 class saved_tensors_hooks:
@@ -79,9 +81,9 @@ class SavedTensor:
         self._version = storage.version
         meta = tensor._meta  # an input with history: detach_() of it before backward is refused
         self._history = meta if meta is not None and meta.grad_fn is not None else None
-        self._node = node.name()
+        self._node = type(node).__name__  # node.name()
         self.shape = tensor.shape
-        self.dtype = tensor.dtype
+        self.dtype = _B.dtype(tensor._data)  # tensor.dtype, without the property
         # the line that recorded the node (one frame lookup per node, made by Function.apply)
         self._where = node.__dict__.get("_where") if _source.enabled else None
         if _hooks.stack:

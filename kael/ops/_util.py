@@ -10,7 +10,7 @@ from ..tensor import B, Tensor, _wrap
 
 __all__ = [
     "as_tensor", "operands", "promoted", "sum_to", "reduce_grad", "norm_dim", "norm_dims", "TORCH_NAMES",
-    "not_implemented",
+    "not_implemented", "raw_binary", "raw_neg",
 ]
 
 # PyTorch's names of the dtypes in its messages ("not implemented for 'Long'").
@@ -100,3 +100,27 @@ def reduce_grad(g: Tensor, ni) -> Tensor:
     if B.dtype(data) is not ni.dtype:
         g = g.to(ni.dtype)
     return g
+
+
+def raw_binary(op: str, g: Tensor, t: Tensor) -> Tensor:
+    """``g op t`` in a backward (grad mode is off there, nothing is recorded): the backend's
+    result wrapped, without the operator's dispatch, when both are tensors of one dtype;
+    otherwise the operator, which promotes (or raises its error)."""
+    if isinstance(t, Tensor) and isinstance(g, Tensor):  # an unpack hook may give anything back
+        gd, td = g._data, t._data
+        if B.dtype(gd) is B.dtype(td):
+            return _wrap(B.binary(op, gd, td))
+    return _OPERATORS[op](g, t)
+
+
+def raw_neg(g: Tensor) -> Tensor:
+    """``-g`` in a backward, on the backend array."""
+    return _wrap(B.unary("neg", g._data))
+
+
+_OPERATORS = {
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+}

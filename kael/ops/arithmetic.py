@@ -8,9 +8,15 @@ from __future__ import annotations
 
 from .. import dtype as dt
 from ..autograd.function import Function
+from ..autograd.grad_mode import state as _grad_state
+from ..autograd.meta import AutogradMeta, NoGradViewMeta
+from ..autograd.node import NodeInput
+from ..autograd.saved import _hooks as _saved_hooks
+from ..autograd.source import here
+from ..autograd.source import state as _source
 from ..backend.errors import broadcast_shapes
 from ..tensor import B, Tensor, _wrap
-from ._util import not_implemented, operands, promoted, reduce_grad
+from ._util import not_implemented, operands, promoted, raw_binary, raw_neg, reduce_grad
 from ._register import method, operator
 
 __all__ = [
@@ -68,7 +74,7 @@ class Sub(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return _grads(ctx, g, -g if ctx.needs_input_grad[1] else g)
+        return _grads(ctx, g, raw_neg(g) if ctx.needs_input_grad[1] else g)
 
 
 class Mul(Function):
@@ -86,7 +92,7 @@ class Mul(Function):
     def backward(ctx, g):
         b, a = ctx.saved_tensors
         need = ctx.needs_input_grad
-        return _grads(ctx, g * b if need[0] else None, g * a if need[1] else None)
+        return _grads(ctx, raw_binary("mul", g, b) if need[0] else None, raw_binary("mul", g, a) if need[1] else None)
 
 
 class Div(Function):
@@ -103,7 +109,10 @@ class Div(Function):
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
-        return _grads(ctx, g / b if need[0] else None, -g * a / (b * b) if need[1] else None)
+        gb = None
+        if need[1]:
+            gb = raw_binary("div", raw_binary("mul", raw_neg(g), a), raw_binary("mul", b, b))
+        return _grads(ctx, raw_binary("div", g, b) if need[0] else None, gb)
 
 
 class Pow(Function):
@@ -138,6 +147,98 @@ class Pow(Function):
         return _grads(ctx, ga, gb)
 
 
+def _edge(t, meta):
+    """The NodeInput of an operand whose meta is None or a plain AutogradMeta."""
+    data = t._data
+    if meta is not None and meta.requires_grad:
+        edge = meta.grad_fn
+        if edge is None:
+            edge = meta.get_accumulator(t)
+        return NodeInput(edge, B.shape(data), B.dtype(data))
+    return NodeInput(None, B.shape(data), B.dtype(data))
+
+
+def _record(cls, a, b, ma, mb):
+    """What ``cls.apply(a, b)`` does when it records a node, with the checks already made:
+    two tensors of one floating dtype, plain metas, no saved-tensor hooks."""
+    node = cls._node_class(
+        (_edge(a, ma), _edge(b, mb)),
+        (ma is not None and ma.requires_grad, mb is not None and mb.requires_grad),
+    )
+    if _source.enabled:
+        node._where = here()  # for the second-backward error (kael.autograd.set_detect_source)
+    _grad_state.enabled = False  # forward runs with grad mode off, as in Function.apply
+    try:
+        out = cls.forward(node, a, b)
+    finally:
+        _grad_state.enabled = True
+    out._meta = AutogradMeta(True, node)
+    return out
+
+
+def _fused_binary(cls, op, refused=None, full=None):
+    """``op(a, b)``: one fused path for the usual operands (two tensors of one dtype, or a
+    tensor and a Python number that does not widen it), everything else through ``operands``
+    and ``cls.apply`` (or ``full``). ``refused``: a dtype the fused path leaves to the full one.
+    A recorded node, its saved tensors and its errors are those of ``cls.apply``."""
+    floating_only = op == "div"  # an integer division promotes to the default float dtype
+    plain = AutogradMeta
+    state = _grad_state
+    binary = B.binary
+
+    def fn(a, b):
+        ta, tb = type(a), type(b)
+        if ta is Tensor:
+            da = a._data
+            dtype = B.dtype(da)
+            if tb is Tensor:
+                db = b._data
+                if B.dtype(db) is not dtype:
+                    return _full(a, b)
+            elif (tb is float or tb is int) and dtype.category >= _CATEGORY[tb]:
+                db = B.full((), b, dtype)
+                b = None
+            else:
+                return _full(a, b)
+        elif tb is Tensor and (ta is float or ta is int):
+            db = b._data
+            dtype = B.dtype(db)
+            if dtype.category < _CATEGORY[ta]:
+                return _full(a, b)
+            da = B.full((), a, dtype)
+            a = None
+        else:
+            return _full(a, b)
+        if dtype is refused or floating_only and not dtype.is_floating_point:
+            return _full(a if a is not None else _wrap(da), b if b is not None else _wrap(db))
+        if state.enabled:
+            ma = a._meta if a is not None else None
+            mb = b._meta if b is not None else None
+            if ma is not None and (type(ma) is not plain or ma.requires_grad) or (
+                mb is not None and (type(mb) is not plain or mb.requires_grad)
+            ):
+                a = a if a is not None else _wrap(da)
+                b = b if b is not None else _wrap(db)
+                if type(ma) is plain or ma is None:
+                    if (type(mb) is plain or mb is None) and dtype.is_floating_point and not _saved_hooks.stack:
+                        return _record(cls, a, b, ma, mb)
+                return cls.apply(a, b)
+        return _wrap(binary(op, da, db))  # no history: the forward's result, nothing saved
+
+    def _full(a, b):
+        if full is not None:
+            return full(a, b)
+        (a, b), _ = operands(a, b)
+        return cls.apply(a, b)
+
+    fn.__name__ = op
+    fn.__doc__ = cls.__doc__
+    return fn
+
+
+_CATEGORY = {int: dt.INT, float: dt.FLOAT}
+
+
 def _binary(cls, op):
     def fn(a, b):
         (a, b), _ = operands(a, b)
@@ -148,8 +249,10 @@ def _binary(cls, op):
     return fn
 
 
-add = _binary(Add, "add")
-def sub(a, b):
+add = _fused_binary(Add, "add")
+
+
+def _sub_full(a, b):
     """a - b; refused for bool tensors and Python bools, as in PyTorch."""
     bools = [v is True or v is False or isinstance(v, Tensor) and v.dtype is dt.bool_ for v in (a, b)]
     (a, b), _ = operands(a, b)
@@ -166,9 +269,9 @@ def sub(a, b):
     return Sub.apply(a, b)
 
 
-sub.__doc__ = Sub.__doc__
-mul = _binary(Mul, "mul")
-div = _binary(Div, "div")
+sub = _fused_binary(Sub, "sub", refused=dt.bool_, full=_sub_full)
+mul = _fused_binary(Mul, "mul")
+div = _fused_binary(Div, "div")
 true_divide = div
 
 
@@ -405,11 +508,22 @@ def _bitwise(op):
         """Bitwise on int64 (two's complement), logical on bool; PyTorch has no float kernel."""
         (a, b), dtype = operands(a, b)
         if dtype.is_floating_point:
+            _check_no_grad_views(a, b)
             raise not_implemented(f"{op}_cpu", dtype)
         return _wrap(B.binary(op, promoted(a, dtype), promoted(b, dtype)))
 
     fn.__name__ = op
     return fn
+
+
+def _check_no_grad_views(*tensors):
+    """PyTorch reads its operands' ``grad_fn`` before it looks for a kernel (torchdiff seed
+    888002377): with grad mode on, a view made under ``no_grad`` whose memory was written since
+    raises its error before the dtype's ``not implemented``."""
+    if _grad_state.enabled:
+        for t in tensors:
+            if type(t._meta) is NoGradViewMeta:
+                t._meta.grad_fn  # raises for such a view
 
 
 bitwise_and = _bitwise("bitwise_and")

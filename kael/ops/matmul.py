@@ -117,15 +117,30 @@ class Linear(Function):
         x, w = ctx.saved_tensors
         need = ctx.needs_input_grad
         nx, nw = ctx.inputs[0], ctx.inputs[1]
+        gd = g._data
+        dtype = B.dtype(gd)
+        arrays = (not need[0] or isinstance(w, Tensor)) and (not need[1] or isinstance(x, Tensor))
+        if arrays and len(B.shape(gd)) == 2 and dtype is nx.dtype is nw.dtype:  # a batch of rows: on the arrays
+            gx = _wrap(B.matmul(gd, w._data)) if need[0] else None
+            gw = _wrap(B.matmul(B.permute(gd, (1, 0)), x._data)) if need[1] else None
+            if len(need) == 2:
+                return gx, gw
+            gb = None
+            if need[2]:
+                nb = ctx.inputs[2]
+                plain = nb.dtype is dtype and nb.shape == B.shape(gd)[1:]
+                gb = _wrap(B.sum(gd, (0,), False)) if plain else _bias_grad(g, nb)
+            return gx, gw, gb
         gx = (g @ w).to(nx.dtype) if need[0] else None
         gw = None
         if need[1]:
             gw = (_rows(g).mT @ _rows(x)).to(nw.dtype)
-        gb = None
-        if len(need) > 2 and need[2]:
-            nb = ctx.inputs[2]
-            gb = sum_to(g, nb.shape).to(nb.dtype)
+        gb = _bias_grad(g, ctx.inputs[2]) if len(need) > 2 and need[2] else None
         return (gx, gw, gb) if len(need) > 2 else (gx, gw)
+
+
+def _bias_grad(g, nb):
+    return sum_to(g, nb.shape).to(nb.dtype)
 
 
 def linear(x, weight, bias=None):

@@ -11,7 +11,7 @@ import math
 from .. import dtype as dt
 from ..autograd.function import Function
 from ..tensor import B, Tensor, _wrap
-from ._util import not_implemented, reduce_grad
+from ._util import not_implemented, raw_binary, reduce_grad
 from .arithmetic import where
 from ._register import method
 
@@ -43,7 +43,7 @@ class Exp(Function):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
-        return reduce_grad(g * y, ctx.inputs[0])
+        return reduce_grad(raw_binary("mul", g, y), ctx.inputs[0])
 
 
 class Log(Function):

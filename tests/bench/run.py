@@ -53,6 +53,20 @@ def main():
     if th and kn:
         print(f"  kael-numpy / torch      = {kn['mlp_step'] / th['mlp_step']:.2f}x  (target <= 2x)")
 
+    if th and kn:
+        print(f"  float64: kael-numpy {ms(kn['mlp_step_f64'])}  torch {ms(th['mlp_step_f64'])}  "
+              f"kael-numpy / torch = {kn['mlp_step_f64'] / th['mlp_step_f64']:.2f}x  (target <= 1.5x)")
+
+    print("\nc = a * b; c.backward() on one-element leaves (forward + backward of one op)")
+    for k in ("kael-python", "kael-numpy", "torch"):
+        v = results[k]
+        if v:
+            print(f"  {k:12s} {us(v['mul_step'])}")
+    if th:
+        for k in ("kael-python", "kael-numpy"):
+            if results[k]:
+                print(f"  {k} / torch = {results[k]['mul_step'] / th['mul_step']:.2f}x  (target <= 1.5x)")
+
     print("\n50,000-step chain y = y + 1: forward, backward, free, total")
     for k in ("kael-python", "kael-numpy", "torch"):
         v = results[k]
@@ -62,7 +76,9 @@ def main():
     if th:
         for k in ("kael-python", "kael-numpy"):
             if results[k]:
-                print(f"  {k} / torch total = {results[k]['chain_total'] / th['chain_total']:.2f}x  (target <= 1.5x)")
+                r = {p: results[k][f"chain_{p}"] / th[f"chain_{p}"] for p in ("forward", "backward", "free", "total")}
+                print(f"  {k} / torch: fwd {r['forward']:.2f}x  bwd {r['backward']:.2f}x  free {r['free']:.2f}x  "
+                      f"total {r['total']:.2f}x  (target <= 1.5x)")
 
     print("\nPer-op overhead on one-element tensors (grad recording on)")
     for k in ("kael-python", "kael-numpy", "torch"):

@@ -1051,3 +1051,18 @@ def test_issue23_values_written_in_are_pytorchs(code, expected):
             _run(code, torch)
     else:
         assert _plain(_run(code, torch)) == expected
+
+
+@pytest.mark.parametrize("op", ["&", "|", "^"])
+def test_bitwise_op_on_a_written_no_grad_view_raises_the_view_error_first(op):
+    """torchdiff seed 888002377: PyTorch reads the operand's grad_fn before it looks for a
+    float kernel, so the no-grad view's error comes first; under no_grad, the kernel's."""
+    x = leaf([1.0, 2.0, 3.0])
+    with kael.no_grad():
+        v = x[1:]
+        x[0] = 7.0  # the view's base is written in place after the view was made
+    apply = {"&": lambda t: t & 2, "|": lambda t: t | 2, "^": lambda t: t ^ 2}[op]
+    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and its base"):
+        apply(v)
+    with kael.no_grad(), pytest.raises(NotImplementedError, match="not implemented for 'Double'"):
+        apply(v)

@@ -154,7 +154,7 @@ def generate_and_run_nn(seed, kael, torch, steps=4):
             texc, kexc = _run(line, tns, where), _run(line, kns, where)
             diff = None
             if kexc is not None or texc is not None:
-                diff = _classify_error(kexc, texc, kael.backend_name(), line, done, tns)
+                diff = _classify_error(kexc, texc, kael.backend_name(), line, done, tns, kns)
                 if diff is None:
                     return None, None, done  # both refused the same way: the program ends
             if diff is None:
