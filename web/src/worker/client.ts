@@ -46,6 +46,8 @@ type Pending =
   | { kind: "run"; id: number; resolve: (outcome: RunOutcome) => void; started: number }
   | { kind: "tests"; id: number; resolve: (outcome: TestsOutcome) => void; started: number };
 
+const STOP_POLL_MS = 250;
+const STOP_ASK_AGAIN_MS = 1000; // taken, and the run still goes on: ask again (a lost KeyboardInterrupt)
 const STOP_GRACE_MS = 3000; // at load 27 on 2 cores, 1 of 50 busy loops took the Stop after more than a second
 const STOP_UNWIND_MS = 10_000;
 const SIGINT = 2;
@@ -114,11 +116,12 @@ export class PyodideClient {
 
   /**
    * Interrupt the running code. Python takes the Stop from the buffer (Pyodide sets it back to 0
-   * when it raises the KeyboardInterrupt); the worker is replaced if Python has not taken it
-   * within STOP_GRACE_MS (it is blocked outside Python code: time.sleep, a long JavaScript call),
-   * or has taken it and still not ended the run after STOP_UNWIND_MS (a program that catches
-   * KeyboardInterrupt and goes on). A run that has taken it is not replaced at one second: on a
-   * loaded machine a run can need longer than that to unwind and answer.
+   * when it raises the KeyboardInterrupt). The worker is replaced only if Python has not taken
+   * it within STOP_GRACE_MS (it is blocked outside Python code: time.sleep, a long JavaScript
+   * call), or if the run still goes on STOP_UNWIND_MS after the Stop. A run that has taken the
+   * interrupt and still runs a second later is asked again, as a second Ctrl+C would: one
+   * KeyboardInterrupt in 50 or so was lost on a loaded machine (taken from the buffer, and the
+   * loop went on), and a program that catches one gets another.
    */
   stop(): void {
     const pending = this.pending;
@@ -131,14 +134,23 @@ export class PyodideClient {
     interrupt[0] = SIGINT;
     if (this.stopTimer) clearTimeout(this.stopTimer);
     const stopped = performance.now();
+    let askedAt = stopped;
     const check = () => {
       this.stopTimer = null;
       if (!this.pending || this.pending.id !== pending.id) return;
-      const taken = interrupt[0] !== SIGINT;
-      if (taken && performance.now() - stopped < STOP_UNWIND_MS) this.stopTimer = setTimeout(check, STOP_GRACE_MS);
-      else this.replaceWorker("stop_timeout");
+      const now = performance.now();
+      if (interrupt[0] === SIGINT) {
+        if (now - askedAt >= STOP_GRACE_MS) return this.replaceWorker("stop_timeout");
+      } else {
+        if (now - stopped >= STOP_UNWIND_MS) return this.replaceWorker("stop_timeout");
+        if (now - askedAt >= STOP_ASK_AGAIN_MS) {
+          interrupt[0] = SIGINT;
+          askedAt = now;
+        }
+      }
+      this.stopTimer = setTimeout(check, STOP_POLL_MS);
     };
-    this.stopTimer = setTimeout(check, STOP_GRACE_MS);
+    this.stopTimer = setTimeout(check, STOP_POLL_MS);
   }
 
   // -------------------------------------------------------------------------- internals
