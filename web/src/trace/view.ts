@@ -24,6 +24,7 @@ import type { PanelPlace } from "../panels/panel";
 import { iconButton, stepKeys, svgIcon } from "../stepper/bar";
 import { ForwardPhase, nodesOfItem } from "../stepper/forward";
 import { errorNotes, runSwitches, stepperLink, type StepperMemory } from "../stepper/link";
+import { bind } from "../ui/i18n";
 import { stepperMemory } from "../stepper/memory";
 import type { ForwardData } from "../stepper/types";
 import { sw } from "../stepper/words";
@@ -97,7 +98,10 @@ export class TraceView {
     this.fwdTable = h("table", { class: "trace-table forward-table", hidden: true });
     this.notice = h("p", { class: "fwd-notice", role: "note", "data-testid": "fwd-notice", hidden: true });
     this.tableWrap.append(this.fwdTable, this.table); // focusable: the keyboard scrolls a long list
-    this.state = h("div", { class: "trace-state" });
+    // It scrolls when the pane is short (a step's ready stack and counts): a Tab stop, so keys
+    // can scroll it.
+    this.state = h("div", { class: "trace-state", tabindex: "0", role: "region" });
+    bind(this.state, "trace.statePanel", "aria-label");
     this.element = h(
       "div",
       { class: "trace-view" },
