@@ -147,9 +147,10 @@ def test_an_exercise_fits_every_size(app: Page, screenshots):
 @pytest.mark.parametrize("width", [1180, 1440])
 def test_the_header_keeps_the_load_stages_on_one_line(context, page: Page, watch, base_url, width, screenshots):
     held = []
-    # The kael wheel is held back: the page stays in its longest loading state (two stages done,
-    # the third at work) while the header is measured.
-    context.route(re.compile(r"\.whl$"), lambda route: held.append(route))
+    # kael's compiled modules are held back (the last file the page waits for, from a snapshot
+    # start or a normal one): the page stays in its longest loading state, two stages done and
+    # the third at work, while the header is measured.
+    context.route(re.compile(r"\.pyc\.zip$"), lambda route: held.append(route))
     page.set_viewport_size({"width": width, "height": 820})
     page.goto(base_url + "/")
     expect(page.locator(".stage.done")).to_have_count(2, timeout=120_000)
@@ -161,7 +162,7 @@ def test_the_header_keeps_the_load_stages_on_one_line(context, page: Page, watch
     page.screenshot(path=screenshots / f"layout-loading-{width}.png")
     for route in held:
         route.continue_()
-    context.unroute(re.compile(r"\.whl$"))
+    context.unroute(re.compile(r"\.pyc\.zip$"))
     print(f"\n[loading {width}] header {header:.0f} px high, chips' tops {tops}")
     assert header < 60, header
     assert len(tops) == 3 and len(set(tops)) == 1, tops  # one line
