@@ -150,20 +150,23 @@ define lane
 	exit $$rc
 endef
 
-# Two groups at once, one per core: the numpy lane (the whole tree but the browser tests) streams
-# its output; the e2e, python, pyodide and web lanes run one after another beside it and print
-# theirs when both groups are done. Lanes that run at once get disjoint sandbox uids
+# Two groups at once, one per core, about as long as each other (about 19 minutes on 2 quiet
+# cores): the numpy lane (the whole tree but the browser tests), then the python lane, stream
+# their output; the e2e, pyodide and web lanes run one after another beside them and print theirs
+# when both groups are done. Lanes that run at once get disjoint sandbox uids
 # (KAEL_TEST_LANE, tests/sandbox_uids.py) and the side group keeps no pytest cache, so they share
 # no state.
 test: setup wheel web
 	@export LANE_TIMES="$$(mktemp)"; side_log="$$(mktemp)"; side_failed="$$(mktemp)"; failed=""; \
-	( for lane in e2e python pyodide web; do \
+	( for lane in e2e pyodide web; do \
 	    KAEL_TEST_LANE=1 $(MAKE) --no-print-directory test-$$lane NO_SETUP=1 \
 	      PYTEST_ARGS="-p no:cacheprovider $(PYTEST_ARGS)" || echo "$$lane" >> "$$side_failed"; \
 	  done ) > "$$side_log" 2>&1 & side=$$!; \
-	KAEL_TEST_LANE=0 $(MAKE) --no-print-directory test-numpy NO_SETUP=1 || failed=" numpy"; \
+	for lane in numpy python; do \
+	  KAEL_TEST_LANE=0 $(MAKE) --no-print-directory test-$$lane NO_SETUP=1 || failed="$$failed $$lane"; \
+	done; \
 	wait $$side; \
-	echo "--- the e2e, python, pyodide and web lanes (run beside the numpy lane)"; cat "$$side_log"; \
+	echo "--- the e2e, pyodide and web lanes (run beside the numpy and python lanes)"; cat "$$side_log"; \
 	failed="$$failed$$(sed 's/^/ /' "$$side_failed" | tr -d '\n')"; \
 	echo "---"; cat "$$LANE_TIMES"; rm -f "$$LANE_TIMES" "$$side_log" "$$side_failed"; \
 	if [ -n "$$failed" ]; then echo "failed lanes:$$failed"; exit 1; fi; \
