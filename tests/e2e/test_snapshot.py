@@ -95,7 +95,7 @@ def run_program(page: Page) -> str:
     wait_idle(page)
     page.get_by_role("tab", name="Console").click()  # the plot opened the Plot tab
     expect(console(page)).to_contain_text("done")
-    text = console(page).inner_text()
+    text = console(page).text_content()  # textContent: output blocks off screen (content-visibility) have no innerText yet
     assert "Error" not in text, text
     return text
 

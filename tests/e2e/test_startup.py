@@ -27,7 +27,7 @@ def test_kael_is_imported_from_the_builds_checked_bytecode(app: Page):
     # after the page (the server serves dist/'s newest) makes some stale: Python then compiles
     # those from source, which is why they are checked; printed, not asserted.
     expect(console(app)).to_contain_text("missing=[] flags=[3]", timeout=60_000)
-    text = console(app).inner_text()
+    text = console(app).text_content()  # textContent: a block not yet laid out (content-visibility) has no innerText
     count = int(text.split("modules=")[1].split()[0])
     assert count >= 40, text
     print("\n[startup] " + text.splitlines()[0])
