@@ -8,13 +8,18 @@ One ``SandboxRunner`` per grading slot, each with its own unprivileged uid. A ru
       sets the per-process limits (ulimit),
       exec bwrap --args 3                   (bwrap's arguments come on fd 3, not on its command line)
         new pid, net, ipc, uts, cgroup namespaces; a root made only of rootfs.py's in-memory
-        copy of the interpreter, its standard library and libraries, and kael; the task folder
-        read-only; no /proc at all (rootfs.ROOT_ENTRIES); a seccomp filter (seccomp.py)
+        copy of the interpreter, its standard library and libraries, and kael; a read-only copy
+        of the task folder in the run's own root (below); no /proc at all (rootfs.ROOT_ENTRIES);
+        a seccomp filter (seccomp.py)
         exec setpriv (slot uid, no capabilities, no_new_privs) -- python -I -S -B ...
 
 Python starts with ``-I -S -B``: only the standard library and kael are importable, and nothing
-else of the host exists inside. ``self_test`` proves the main properties before the server
-grades anything.
+else of the host exists inside. The task folder the harness writes on the host is not mounted:
+bwrap copies its files (``--file``, from descriptors the server opens) into the run's own root,
+a tmpfs of its own, then makes that root read-only; so their inode numbers count from that
+run's start, where a host folder's said how many files the host's ``/dev/shm`` had been given
+before (what other runs did). ``self_test`` proves the main properties before the server grades
+anything.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import secrets
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import tempfile
 import threading
@@ -70,6 +76,8 @@ WRAPPER = (
     # cannot forge a "sandbox failed" by exiting with 125 and printing the same words).
     'fail() { echo "$KAEL_NONCE: $1" >&2; exit 125; }; '
     'for f in $KAEL_CGROUPS; do echo $$ > "$f" || fail "cannot join cgroup $f"; done; '
+    # the modes bwrap gives the task files (0444) whatever the server's umask
+    'umask 022; '
     'mount -n -t tmpfs -o "size=$KAEL_TMP_SIZE,nr_inodes=$KAEL_TMP_INODES,mode=1777,nosuid,nodev" '
     'kael-tmp "$KAEL_TMP_DIR" || fail "cannot mount /tmp"; '
     # the per-process limits (dash's ulimit: -f in 512-byte blocks, -v in KiB); hard above soft
@@ -146,9 +154,14 @@ class SandboxRunner:
     def kael_dir(self, rules: dict) -> Path:
         return self.trees.for_rules(rules) if self.trees else self.private / "kael"
 
-    def bwrap_args(self, task_dir: Path, argv: list[str], env: Mapping[str, str] | None,
+    def bwrap_args(self, task_files: Mapping[str, int], argv: list[str], env: Mapping[str, str] | None,
                    filter_fd: int, kael_dir: Path | None = None) -> list[str]:
+        """bwrap's options; ``task_files``: ``{name: descriptor}`` of the task folder's files
+        (``open_task_files``), copied into ``/task`` in this order."""
         root = self.root
+        task = ["--perms", "0555", "--dir", TASK_MOUNT]
+        for name, fd in task_files.items():
+            task += ["--perms", "0444", "--file", str(fd), f"{TASK_MOUNT}/{name}"]
         args = [
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup",
             "--die-with-parent", "--new-session",
@@ -156,10 +169,11 @@ class SandboxRunner:
             "--symlink", "usr/lib", "/lib", "--symlink", "usr/bin", "/bin",
             "--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", KAEL_MOUNT,
             "--ro-bind", str(kael_dir or self.private / "kael"), f"{KAEL_MOUNT}/kael",
-            "--ro-bind", str(task_dir), TASK_MOUNT,
+            *task,
             "--bind", str(root / "tmp"), "/tmp",
             "--dev", "/dev",  # and no /proc (rootfs.ROOT_ENTRIES)
-            "--chdir", "/tmp", "--clearenv"]
+            "--chdir", "/tmp", "--clearenv",
+            "--remount-ro", "/"]  # the root's own tmpfs, with /task's copies; not /tmp or /dev
         for key, value in {**BASE_ENV, **(env or {})}.items():
             args += ["--setenv", key, value]
         args += ["--seccomp", str(filter_fd), "--",
@@ -186,12 +200,20 @@ class SandboxRunner:
                 "KAEL_CPU": str(cpu), "KAEL_CPU_HARD": str(cpu + 1),
                 "KAEL_AS_KB": str(limits.memory_mb * 1024),
                 "KAEL_NPROC": str(limits.processes or DEFAULT_PROCESSES),
-                "KAEL_FSIZE_BLOCKS": str(max(1, limits.file_bytes // 512)),
+                "KAEL_FSIZE_BLOCKS": str(_fsize_blocks(limits.file_bytes)),
                 "KAEL_NOFILE": str(NOFILE)}
 
     def run(self, task_dir, argv, limits, *, stdin=b"", env=None) -> RunResult:
         if not (self.root / ".complete").exists():  # /dev/shm was cleared under us: rebuild
             rootfs.ensure_root()
+        task_files = open_task_files(Path(task_dir), limits.file_bytes)
+        try:
+            return self._run(task_dir, task_files, argv, limits, stdin, env)
+        finally:
+            for fd in task_files.values():
+                os.close(fd)
+
+    def _run(self, task_dir, task_files, argv, limits, stdin, env) -> RunResult:
         processes = limits.processes or DEFAULT_PROCESSES
         tmp_size = max(4 * limits.file_bytes, 8 * 1024 * 1024)
         group = (self.cgroups.create(memory_bytes=limits.memory_mb * 1024 * 1024 + tmp_size,
@@ -207,7 +229,7 @@ class SandboxRunner:
 
         try:
             rules = self.job_rules(task_dir)
-            args = self.bwrap_args(Path(task_dir), list(argv), env, filter_r, self.kael_dir(rules))
+            args = self.bwrap_args(task_files, list(argv), env, filter_r, self.kael_dir(rules))
             split = args.index("--")
             _feed(args_w, b"".join(a.encode() + b"\0" for a in args[:split]))
             _feed(filter_w, seccomp.program(single_process=bool(rules)))
@@ -215,7 +237,7 @@ class SandboxRunner:
                 self.command(args_r, args[split:]), limits, stdin=stdin, cwd="/",
                 env=self.wrapper_env(limits, group, tmp_size),
                 output_cap=self.output_cap, on_start=register, decode=_decode,
-                pass_fds=(args_r, filter_r),
+                pass_fds=(args_r, filter_r, *task_files.values()),
             )
         finally:
             for fd in (args_r, filter_r):
@@ -241,6 +263,38 @@ class SandboxRunner:
             running = list(self._running)
         for proc in running:
             kill_group(proc)
+
+
+def open_task_files(task_dir: Path, file_bytes: int) -> dict[str, int]:
+    """``{name: read-only descriptor}`` of every file of ``task_dir``, by name (the order bwrap
+    creates them in, so the same task gets the same inode numbers). The harness writes only
+    files; anything else, or a file bwrap could not write under the run's ``RLIMIT_FSIZE``, is
+    a judge error. bwrap closes each descriptor once it has copied it."""
+    fds: dict[str, int] = {}
+    limit = _fsize_blocks(file_bytes) * 512  # RLIMIT_FSIZE as the wrapper sets it
+    try:
+        for name in sorted(os.listdir(task_dir)):
+            try:
+                fds[name] = fd = os.open(task_dir / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            except OSError as exc:
+                raise SandboxError(f"task folder {task_dir}: cannot open {name}: {exc}") from exc
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise SandboxError(f"task folder {task_dir}: {name} is not a regular file (the "
+                                   "sandbox gets copies of the task's files, nothing else)")
+            if st.st_size > limit:
+                raise SandboxError(f"task folder {task_dir}: {name} has {st.st_size} bytes, more "
+                                   f"than the run's file size limit ({limit}) lets bwrap copy")
+    except BaseException:
+        for fd in fds.values():
+            os.close(fd)
+        raise
+    return fds
+
+
+def _fsize_blocks(file_bytes: int) -> int:
+    """``RLIMIT_FSIZE`` in the 512-byte blocks of dash's ``ulimit -f``, at least one."""
+    return max(1, file_bytes // 512)
 
 
 def _feed(fd: int, data: bytes) -> None:
@@ -293,6 +347,7 @@ except Exception as exc:
 import ctypes
 report["seccomp"] = ctypes.CDLL(None).prctl(21, 0, 0, 0, 0)  # PR_GET_SECCOMP: 2 is a filter
 report["root"] = sorted(os.listdir("/"))
+report["task_in_root"] = os.stat("/task").st_dev == os.stat("/").st_dev
 report["importable"] = sorted(n for n in ("pip", "numpy", "fastapi", "pytest", "setuptools")
                               if __import__("importlib.util").util.find_spec(n) is not None)
 print(json.dumps(report))
@@ -337,6 +392,9 @@ def self_test(runner: SandboxRunner, must_hide: list[str]) -> dict:
         problems.append("sees host paths " + ", ".join(report["visible"]))
     if report["writable_task"]:
         problems.append("can write to /task")
+    if not report.get("task_in_root"):
+        problems.append("/task is not a copy in the run's own root (a host folder's inode numbers "
+                        "count the files the host made before)")
     extra = sorted(set(report["env"]) - set(BASE_ENV) - {"PWD", "LC_CTYPE"})
     if extra:
         problems.append("inherits environment variables " + ", ".join(extra))

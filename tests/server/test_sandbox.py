@@ -2,6 +2,8 @@
 
 import json
 import os
+import re
+import shutil
 import signal
 import time
 from dataclasses import replace
@@ -77,6 +79,47 @@ def test_the_self_test_fails_when_the_root_holds_one_more_entry(runner, mount):
     leaky = Leaky(uid=runner.uid, root=runner.root, private=runner.private, cgroups=runner.cgroups)
     with pytest.raises(SandboxError, match=f"the root is not the allow-list: it holds {mount[-1]}"):
         self_test(leaky, [])
+
+
+def test_the_self_test_fails_when_the_task_folder_is_a_host_folder(runner):
+    """A host folder bound at /task shows inode numbers of the host's /dev/shm, which count every
+    file made there before (other runs' task folders): the run must get its own copy."""
+    from server.grading.sandbox import PROBE
+
+    host = runner.make_task_dir()
+    (host / "probe.py").write_text(PROBE)
+    runner.seal_task_dir(host)
+
+    class Bound(type(runner)):
+        def bwrap_args(self, *a, **kw):
+            args = super().bwrap_args(*a, **kw)
+            at = args.index("--remount-ro")
+            return args[:at] + ["--ro-bind", str(host), "/task"] + args[at:]
+
+    bound = Bound(uid=runner.uid, root=runner.root, private=runner.private, cgroups=runner.cgroups)
+    try:
+        with pytest.raises(SandboxError, match="/task is not a copy in the run's own root"):
+            self_test(bound, [])
+    finally:
+        shutil.rmtree(host, ignore_errors=True)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: (p / "sub").mkdir(), "sub is not a regular file"),
+    (lambda p: (p / "link").symlink_to(p / "main.py"), "cannot open link"),
+    (lambda p: (p / "big").write_bytes(bytes(2048)), "big has 2048 bytes, more than the run's file size limit (1024)"),
+])
+def test_a_task_folder_with_more_than_small_files_is_a_judge_error(tmp_path, make, message):
+    """The sandbox gets copies of the task folder's files; anything the copy would lose or bwrap
+    could not write is said, not run (and no descriptor is left open)."""
+    from server.grading.sandbox import open_task_files
+
+    (tmp_path / "main.py").write_text("pass\n")
+    make(tmp_path)
+    before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(SandboxError, match=re.escape(message)):
+        open_task_files(tmp_path, 1024)
+    assert len(os.listdir("/proc/self/fd")) == before
 
 
 def test_self_test_catches_a_visible_host_path(runner, tmp_path):

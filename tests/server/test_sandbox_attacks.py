@@ -6,10 +6,12 @@ in view, and task folders left readable. Each runs the attack in the real sandbo
 from __future__ import annotations
 
 import json
+import os
 import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from dataclasses import replace
@@ -108,6 +110,7 @@ def test_every_call_outside_the_allow_list_is_refused_and_the_program_goes_on(ru
     assert len(calls) > 100, calls
     result = run(runner, LIBC + f"""
 import json
+import os
 seen = {{}}
 for number in {sorted(calls)!r}:
     ctypes.set_errno(0)
@@ -175,15 +178,16 @@ def test_page_cache_probes_are_killed(runner, probe):
     assert result.signal == signal.SIGSYS and b"probed" not in result.stdout
 
 
-def test_everything_the_sandbox_can_read_is_memory_backed(runner, tmp_path):
+def test_everything_the_sandbox_can_read_is_memory_backed(runner):
     """No file the sandbox can read lives on an evictable disk-backed file system: there is no
     page whose residency one run could change and another observe. (The run cannot list its own
-    mounts: it has no /proc. So the host checks each folder bwrap binds in.)"""
-    args = runner.bwrap_args(tmp_path, ["main.py"], None, 0)
+    mounts: it has no /proc. So the host checks each folder bwrap binds in; the task folder's
+    files are copies in the run's own root, a tmpfs.)"""
+    args = runner.bwrap_args({"main.py": 0}, ["main.py"], None, 0)
     sources = [args[i + 1] for i, a in enumerate(args) if a in ("--ro-bind", "--bind")]
     assert sources
     kinds = {src: subprocess.run(["stat", "-f", "-c", "%T", src], capture_output=True, text=True,
-                                 check=True).stdout.strip() for src in sources if src != str(tmp_path)}
+                                 check=True).stdout.strip() for src in sources}
     assert set(kinds.values()) == {"tmpfs"}, kinds
 
 
@@ -339,6 +343,52 @@ def test_a_task_folder_has_its_final_mode_and_group_from_the_moment_it_exists(ru
         assert not any(task.parent.parent.joinpath("staging").iterdir())
     finally:
         subprocess.run(["rm", "-rf", str(task)], check=False)
+
+
+STAT_TASK = """
+    import json, os
+    def seen(path):
+        s = os.lstat(path)
+        return {"ino": s.st_ino, "dev_is_root": s.st_dev == os.stat("/").st_dev, "nlink": s.st_nlink,
+                "mode": s.st_mode, "uid": s.st_uid, "gid": s.st_gid, "size": s.st_size,
+                "blocks": s.st_blocks, "times": [s.st_atime_ns, s.st_mtime_ns, s.st_ctime_ns]}
+    names = os.listdir("/task")  # in the order the file system lists them
+    print(json.dumps({"names": names, "stat": {n: seen("/task/" + n) for n in [".", *names]}}))
+"""
+# The time the host gives its copies of the files: if a run saw it, it would see the host's.
+HOST_TIME_NS = 1_000_000_000 * 10**9
+
+
+def _stat_task(runner, order):
+    """What a run can stat of its task folder: ``main.py`` (the probe) and two data files,
+    written by the host in ``order``."""
+    task = runner.make_task_dir()
+    try:
+        for name in order:
+            (task / name).write_text(textwrap.dedent(STAT_TASK) if name == "main.py" else name * 100)
+            os.utime(task / name, ns=(HOST_TIME_NS, HOST_TIME_NS))
+        runner.seal_task_dir(task)
+        return output(runner.run(task, ["main.py"], LIMITS))
+    finally:
+        subprocess.run(["rm", "-rf", str(task)], check=False)
+
+
+def test_what_a_run_sees_of_its_task_folder_does_not_depend_on_other_runs(runner):
+    """The task folder was a bind mount of a folder the host wrote on its /dev/shm, which
+    numbers every new file in order: a run's inode numbers said how many files the judge (other
+    runs) had written before. Now each run gets a copy in its own root file system, numbered
+    from its own start, and the same task looks the same whatever happened in between: many
+    files made on the host, other task folders, files written in another order."""
+    first = _stat_task(runner, ["main.py", "a.txt", "b.txt"])
+    with tempfile.TemporaryDirectory(dir=rootfs.SHM) as busy:
+        for i in range(100):
+            Path(busy, f"f{i}").write_text("x")
+        _stat_task(runner, ["b.txt", "main.py"])  # another run, with another task
+        second = _stat_task(runner, ["b.txt", "a.txt", "main.py"])
+    times = {n: s.pop("times") for run in (first, second) for n, s in run["stat"].items()}
+    assert first == second
+    assert all(s["dev_is_root"] for s in first["stat"].values()), first
+    assert HOST_TIME_NS not in {t for seen in times.values() for t in seen}, times
 
 
 def test_folders_of_a_killed_server_are_removed_at_start_up(tmp_path):
