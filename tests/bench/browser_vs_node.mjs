@@ -1,6 +1,6 @@
 // The Node half of tests/bench/browser_vs_node.py: the same Pyodide (web/node_modules), the same
 // kael wheel and precompiled modules the page loads (from a built web/dist), and the program run
-// either plainly (runPython of its text) or through the worker's own playground.py (as the page
+// either plainly (runPython of its text) or through the worker's own playground (as the page
 // runs it, with its run options). Not a test: figures.
 //
 //   node tests/bench/browser_vs_node.mjs DIST PROGRAM.py
@@ -15,6 +15,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { ENV, siteFiles } from "../../web/scripts/snapshot.mjs";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const WORKER = path.join(REPO, "web", "src", "worker");
@@ -27,8 +28,7 @@ function bytes(file) {
 async function load(dist) {
   const require = createRequire(path.join(REPO, "web", "package.json"));
   const { loadPyodide } = await import(pathToFileURL(require.resolve("pyodide/pyodide.mjs")).href);
-  // The page's environment (worker.ts's loadPyodide call).
-  const py = await loadPyodide({ env: { KAEL_BACKEND: "python", HOME: "/home/pyodide", PYTHONDONTWRITEBYTECODE: "1" } });
+  const py = await loadPyodide({ env: { ...ENV } }); // the page's environment (worker.ts's loadPyodide call)
   const sink = { write: (buffer) => buffer.length }; // the page posts output; here it is dropped
   py.setStdout(sink);
   py.setStderr(sink);
@@ -36,9 +36,7 @@ async function load(dist) {
   const wheel = readdirSync(path.join(dist, "wheels")).find((name) => name.endsWith(".whl"));
   py.unpackArchive(bytes(path.join(dist, "wheels", wheel)), "wheel", { extractDir: site });
   py.unpackArchive(bytes(path.join(dist, "bytecode", `${wheel}.pyc.zip`)), "zip", { extractDir: site });
-  for (const name of ["playground.py", "playground_tests.py", "display_kinds.json"]) {
-    py.FS.writeFile(`${site}/${name}`, readFileSync(path.join(WORKER, name), "utf8"));
-  }
+  for (const { name, text } of siteFiles(WORKER)) py.FS.writeFile(`${site}/${name}`, text); // as the worker does
   py.registerJsModule("_kael_worker", { emit: (kind, json) => JSON.parse(json) }); // as worker.ts parses it
   if (process.env.KAEL_JS_KERNELS !== "off") {
     py.registerJsModule("_kael_kernels", { ...(await import(pathToFileURL(path.join(WORKER, "kernels.mjs")).href)) });

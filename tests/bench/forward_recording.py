@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
+import importlib
 import io
 import json
 import sys
@@ -38,16 +38,14 @@ VARIANTS = {
 
 
 def load_driver():
-    """playground.py as the worker loads it, its displays counted instead of posted."""
+    """playground as the worker loads it (by name, from its folder), its displays counted, not posted."""
     sent = []
     fake = types.ModuleType("_kael_worker")
     fake.emit = lambda kind, text: sent.append((kind, len(text)))
     sys.modules["_kael_worker"] = fake
     sys.modules["__main__"] = types.ModuleType("__main__")  # the driver clears __main__: not this script
-    spec = importlib.util.spec_from_file_location("playground", WORKER / "playground.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["playground"] = module
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(WORKER))  # the worker's site folder: playground and the modules it imports
+    module = importlib.import_module("playground")
     module.install_display_hook()
     return module, sent
 

@@ -1,6 +1,7 @@
 """The page starts Python from the build's memory snapshot (web/scripts/snapshot.mjs: kael and
 every one of its modules imported), and falls back to a normal start, saying why in the page's
-console and the worker's, when the snapshot is missing, damaged, or made by another Pyodide.
+console and the worker's, when the snapshot is missing, damaged, made by another Pyodide, or
+made from other site files (web/src/worker/site_files.json: playground and its modules).
 Both starts reach a first result, and the state kael set up at import that depends on the page
 (the JavaScript kernels, the display hook, stdout, the seeds) is the page's after a restore.
 
@@ -150,6 +151,13 @@ def other_build() -> bytes:
     return gzip.compress(bytes(heap), compresslevel=1)
 
 
+def other_playground() -> dict:
+    """The manifest of a snapshot made from another playground.py (as under `vite dev` once the
+    worker's Python is edited): its heap holds that playground, imported already."""
+    data = manifest()
+    return {**data, "siteFiles": {**data["siteFiles"], "playground.py": "0" * 64}}
+
+
 HEAP = r"/snapshot/[^/]+\.heap\.gz$"
 MANIFEST = r"/snapshot/[^/]+\.heap\.json$"
 FALLBACKS = {
@@ -158,6 +166,8 @@ FALLBACKS = {
     "other-pyodide": ({MANIFEST: {"json": lambda: {**manifest(), "pyodide": "0.0.1"}}},
                       "the snapshot was made by Pyodide 0.0.1, this page runs "),
     "other-build": ({HEAP: {"body": other_build}}, "the snapshot did not load: Snapshot build id mismatch"),
+    "other-playground": ({MANIFEST: {"json": other_playground}},
+                         "the snapshot was made with another playground.py than this page's"),
 }
 
 

@@ -1,44 +1,17 @@
-"""The worker's Python side (web/src/worker/playground.py), run in CPython with a stand-in for the
-JS module it emits through: results and errors come back as data, tracebacks start at the
-learner's code, kael.viz.show and playground.plot reach the page, public tests run in-process."""
+"""The worker's Python side (web/src/worker/playground.py and its modules), run in CPython with a
+stand-in for the JS module it emits through (tests/web/conftest.py): results and errors come back
+as data, tracebacks start at the learner's code, kael.viz.show and playground.plot reach the page,
+public tests run in-process."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
-import types
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-WORKER = REPO / "web" / "src" / "worker"
-
-
-@pytest.fixture
-def emitted():
-    return []
-
-
-@pytest.fixture
-def driver(emitted, monkeypatch):
-    fake = types.ModuleType("_kael_worker")
-    fake.emit = lambda kind, text: emitted.append((kind, json.loads(text)))
-    monkeypatch.setitem(sys.modules, "_kael_worker", fake)
-    modules = {}
-    for name in ("playground", "playground_tests"):
-        spec = importlib.util.spec_from_file_location(name, WORKER / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        monkeypatch.setitem(sys.modules, name, module)
-        spec.loader.exec_module(module)
-        modules[name] = module
-    main = types.ModuleType("__main__")
-    monkeypatch.setitem(sys.modules, "__main__", main)
-    yield modules["playground"]
-    import kael.viz
-
-    kael.viz.set_display(None)
 
 
 def run(driver, code):
@@ -67,7 +40,7 @@ def test_error_is_data_with_frames_from_the_learners_code(driver):
     assert error["frames"][1]["lineno"] == 4
     assert error["lineno"] == 4  # the deepest line of main.py
     assert error["traceback"].startswith("Traceback (most recent call last):\n  File \"main.py\", line 6")
-    assert "playground.py" not in error["traceback"]
+    assert str(REPO / "web" / "src" / "worker") not in error["traceback"]  # none of playground's frames
 
 
 def test_syntax_error_names_the_line(driver):

@@ -1,41 +1,14 @@
-"""What a run shows by itself (web/src/worker/playground.py's _Watch, issue 25.4-5), in CPython with a
+"""What a run shows by itself (web/src/worker/playground_watch.py, issue 25.4-5), in CPython with a
 stand-in for the worker's emit: the loss per optimizer step, the decision boundary a program asks
 for, the progress bar's throttle, and every hook gone when the run ends."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
-import types
-from pathlib import Path
 
 import pytest
 
-WORKER = Path(__file__).resolve().parents[2] / "web" / "src" / "worker"
-
-
-@pytest.fixture
-def emitted():
-    return []
-
-
-@pytest.fixture
-def driver(emitted, monkeypatch):
-    """playground.py, emitting into `emitted` (as tests/web/test_playground_driver.py has it)."""
-    fake = types.ModuleType("_kael_worker")
-    fake.emit = lambda kind, text: emitted.append((kind, json.loads(text)))
-    monkeypatch.setitem(sys.modules, "_kael_worker", fake)
-    spec = importlib.util.spec_from_file_location("playground", WORKER / "playground.py")
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "playground", module)
-    spec.loader.exec_module(module)
-    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
-    yield module
-    import kael.viz
-
-    kael.viz.set_display(None)
 
 TRAIN = """
 import kael
@@ -193,8 +166,8 @@ def test_progress_is_throttled_and_says_where_it_ends(driver, emitted):
     assert len(sent) < 20
 
 
-def test_kaels_reporter_shows_only_operations_that_last(driver, emitted, monkeypatch):
-    monkeypatch.setattr(driver, "KAEL_BAR_AFTER_S", 0.0)
+def test_kaels_reporter_shows_only_operations_that_last(driver, watch, emitted, monkeypatch):
+    monkeypatch.setattr(watch, "KAEL_BAR_AFTER_S", 0.0)
     code = """
 from kael.utils import progress
 for op in range(3):
@@ -207,6 +180,6 @@ for op in range(3):
     ends = [p for p in sent if p["value"] == p["total"]]
     assert [p["label"] for p in ends] == ["op 0: rows", "op 1: rows", "op 2: rows"]  # each shown one ends
     emitted.clear()
-    monkeypatch.setattr(driver, "KAEL_BAR_AFTER_S", 60.0)
+    monkeypatch.setattr(watch, "KAEL_BAR_AFTER_S", 60.0)
     assert run(driver, code)["ok"]
     assert [k for k, _ in emitted if k == "progress"] == []  # nothing lasted: no bar

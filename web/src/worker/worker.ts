@@ -13,10 +13,8 @@ import {
   type StartKind,
   type ToWorker,
 } from "./protocol";
-import displayKindsSource from "./display_kinds.json?raw";
 import * as kernels from "./kernels.mjs";
-import playgroundSource from "./playground.py?raw";
-import testsSource from "./playground_tests.py?raw";
+import { SITE_FILES } from "./site_files";
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -189,6 +187,7 @@ interface Manifest {
   bytes: number;
   env: Record<string, string>;
   objects: string[];
+  siteFiles: Record<string, string>; // the SHA-256 of each site file the snapshot imported
 }
 
 async function init(id: number, config: InitConfig): Promise<void> {
@@ -222,7 +221,8 @@ async function init(id: number, config: InitConfig): Promise<void> {
 
 /**
  * Pyodide restored from the build's memory snapshot when it fits this page (the manifest names
- * this Pyodide, its build, this environment and this wheel, and the bytes arrive whole), else
+ * this Pyodide, its build, this environment, this wheel and these site files, and the bytes
+ * arrive whole), else
  * started normally; the reason it was not restored is logged and returned.
  */
 async function startPython(
@@ -282,6 +282,18 @@ async function snapshotMismatch(manifest: Manifest | string, version: string, py
   if (JSON.stringify(manifest.objects) !== JSON.stringify(Object.keys(OBJECTS))) return "the snapshot refers to other JavaScript objects than this page has";
   const wheelHash = await sha256(new Uint8Array(await wheel.catch(() => new ArrayBuffer(0))));
   if (manifest.wheelSha256 !== wheelHash) return "the snapshot imported another build of kael than the wheel this page was served";
+  return staleSiteFile(manifest.siteFiles ?? {});
+}
+
+/** Why the snapshot's playground is not this page's (it was made from other site files), or null. */
+async function staleSiteFile(recorded: Record<string, string>): Promise<string | null> {
+  const names = SITE_FILES.map((file) => file.name);
+  if (JSON.stringify(Object.keys(recorded)) !== JSON.stringify(names)) {
+    return `the snapshot was made from the site files ${Object.keys(recorded).join(", ") || "(none named)"}, this page has ${names.join(", ")}`;
+  }
+  for (const { name, text } of SITE_FILES) {
+    if (recorded[name] !== (await sha256(new TextEncoder().encode(text)))) return `the snapshot was made with another ${name} than this page's`;
+  }
   return null;
 }
 
@@ -341,9 +353,7 @@ function installKael(runtime: PyodideAPI, start: StartKind, wheel: ArrayBuffer, 
   } catch (error) {
     console.warn("kael's precompiled modules could not be unpacked; compiling from source", error);
   }
-  runtime.FS.writeFile(`${site}/playground.py`, playgroundSource);
-  runtime.FS.writeFile(`${site}/playground_tests.py`, testsSource);
-  runtime.FS.writeFile(`${site}/display_kinds.json`, displayKindsSource);
+  for (const { name, text } of SITE_FILES) runtime.FS.writeFile(`${site}/${name}`, text);
   if (start.kind === "normal") {
     runtime.registerJsModule("_kael_worker", OBJECTS.kael_worker);
     runtime.registerJsModule("_kael_kernels", OBJECTS.kael_kernels);
