@@ -26,6 +26,7 @@ from .backend import get_backend
 from .backend.errors import fmt_shape
 from ._device import CPU, as_device, is_device_like
 from .dims import norm_dim
+from .size import Size
 
 B = get_backend()
 
@@ -49,18 +50,6 @@ class Storage:
             self.version += 1
             if _source.enabled:
                 record_modification(self)
-
-
-class Size(tuple):
-    """A tensor's shape: a tuple that prints as ``kael.Size([2, 3])``."""
-
-    __slots__ = ()
-
-    def __repr__(self):
-        return f"kael.Size({list(self)})"
-
-    def numel(self) -> int:
-        return math.prod(self)
 
 
 def _wrap(arr) -> "Tensor":

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..backend import get_backend
 from ..tensor import Tensor, _no_grad_view, _wrap
 from .grad_mode import state as _grad_state
+from .meta import AutogradMeta
 from .node import FunctionNode, NodeInput
 from .outputs import record_outputs
 from .source import here
@@ -141,16 +142,8 @@ class Function:
         for a in args:
             if isinstance(a, Tensor):
                 meta = a._meta
-                if meta is not None and meta.requires_grad:
-                    edge = meta.grad_fn
-                    if edge is None:
-                        edge = meta.get_accumulator(a)
-                    needs.append(True)
-                else:
-                    edge = None
-                    needs.append(False)
-                data = a._data
-                inputs.append(NodeInput(edge, B.shape(data), B.dtype(data)))
+                inputs.append(node_input(a, meta, B.dtype(a._data)))
+                needs.append(meta is not None and meta.requires_grad)
                 if positions is not None:
                     positions.append(i)
             else:
@@ -167,6 +160,42 @@ class Function:
         return node
 
 
+def node_input(t, meta, dtype) -> NodeInput:
+    """The ``NodeInput`` of operand ``t`` (``meta`` is ``t._meta``, ``dtype`` its dtype): the edge
+    its gradient takes (its ``grad_fn``, a leaf's ``AccumulateGrad``, or None when it does not
+    require grad), and the shape and dtype that gradient must have."""
+    data = t._data
+    if meta is not None and meta.requires_grad:
+        edge = meta.grad_fn
+        if edge is None:
+            ref = meta.accumulator  # the leaf's live AccumulateGrad, without a call (as get_accumulator)
+            edge = ref() if ref is not None and type(meta) is AutogradMeta else None
+            if edge is None:
+                edge = meta.get_accumulator(t)
+        return NodeInput(edge, B.shape(data), dtype)
+    return NodeInput(None, B.shape(data), dtype)
+
+
+def record_unary(cls, a):
+    """``cls.apply(a)`` for one of kael's own one-input ops when it records a node, the checks
+    made by the caller: ``a`` a floating tensor that requires grad, with a plain meta, and no
+    saved-tensor hooks. The node, its saved tensors and its errors are those of ``apply``."""
+    node = cls._node_class((node_input(a, a._meta, B.dtype(a._data)),), _NEEDED_ONE)
+    if _source.enabled:
+        node._where = here()
+    state = _grad_state
+    state.enabled = False  # forward runs with grad mode off, as in apply
+    try:
+        out = cls.forward(node, a)
+    finally:
+        state.enabled = True
+    if out is a:
+        out = out._alias()
+    out._set_history(node)
+    return out
+
+
+_NEEDED_ONE = (True,)
 _NO_GRAD_NEEDED = [(False,) * n for n in range(8)]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 
 from ..backend import get_backend
+from ..size import Size
 from .source import describe, modification_of
 from .source import state as _source
 
@@ -71,19 +72,21 @@ _DETACHED = (
 class SavedTensor:
     """A tensor saved by ``node`` for its backward, checked against in-place changes."""
 
-    __slots__ = ("_data", "_storage", "_version", "_node", "_packed", "_unpack", "shape", "dtype", "_where", "_history")
+    __slots__ = ("_data", "_storage", "_version", "_node", "_packed", "_unpack", "_shape", "dtype", "_where", "_history")
 
     def __init__(self, tensor, node):
         storage = tensor._storage
-        if storage.version is None:
+        version = storage.version
+        if version is None:
             raise RuntimeError("Inference tensors cannot be saved for backward")
         self._storage = storage
-        self._version = storage.version
+        self._version = version
         meta = tensor._meta  # an input with history: detach_() of it before backward is refused
         self._history = meta if meta is not None and meta.grad_fn is not None else None
         self._node = type(node).__name__  # node.name()
-        self.shape = tensor.shape
-        self.dtype = _B.dtype(tensor._data)  # tensor.dtype, without the property
+        data = tensor._data
+        self._shape = _B.shape(data)  # a kael.Size only when asked (``shape``)
+        self.dtype = _B.dtype(data)  # tensor.dtype, without the property
         # the line that recorded the node (one frame lookup per node, made by Function.apply)
         self._where = node.__dict__.get("_where") if _source.enabled else None
         if _hooks.stack:
@@ -103,6 +106,11 @@ class SavedTensor:
             self._unpack = None
 
     @property
+    def shape(self):
+        """The shape the tensor had when it was saved."""
+        return Size(self._shape)
+
+    @property
     def version(self) -> int:
         """The storage version when the tensor was saved."""
         return self._version
@@ -114,7 +122,7 @@ class SavedTensor:
     @property
     def nbytes(self) -> int:
         n = 1
-        for s in self.shape:
+        for s in self._shape:
             n *= s
         return n * self.dtype.itemsize
 

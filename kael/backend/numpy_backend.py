@@ -277,9 +277,12 @@ class NumpyBackend(Backend):
 
     # -- compute ----------------------------------------------------------------------------------
     def unary(self, op, a):
-        with quiet():
+        token = _quiet_set()
+        try:
             out = _UNARY[op](a)
-        return np.asarray(out)
+        finally:
+            _quiet_reset(token)
+        return out if type(out) is np.ndarray else np.asarray(out)
 
     def binary(self, op, a, b):
         token = _quiet_set()

@@ -7,10 +7,10 @@
 from __future__ import annotations
 
 from .. import dtype as dt
-from ..autograd.function import Function
+from ..autograd.function import Function, node_input
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.meta import AutogradMeta, NoGradViewMeta
-from ..autograd.node import NodeInput
+from ..autograd.saved import SavedTensor
 from ..autograd.saved import _hooks as _saved_hooks
 from ..autograd.source import here
 from ..autograd.source import state as _source
@@ -83,9 +83,13 @@ class Mul(Function):
     saved_names = ("other", "self")  # PyTorch packs b first: a pack hook sees b, then a
 
     @staticmethod
+    def saves(a, b, need):
+        """What backward reads, in ``saved_names`` order (the fused path saves the same)."""
+        return (b if need[0] else None, a if need[1] else None)
+
+    @staticmethod
     def forward(ctx, a, b):
-        need = ctx.needs_input_grad
-        ctx.save_for_backward(b if need[0] else None, a if need[1] else None)
+        ctx.save_for_backward(*Mul.saves(a, b, ctx.needs_input_grad))
         return _binary_forward("mul", a, b)
 
     @staticmethod
@@ -101,8 +105,13 @@ class Div(Function):
     saved_names = ("self", "other")
 
     @staticmethod
+    def saves(a, b, need):
+        """What backward reads, in ``saved_names`` order (the fused path saves the same)."""
+        return (a if need[1] else None, b)
+
+    @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        ctx.save_for_backward(*Div.saves(a, b, ctx.needs_input_grad))
         return _binary_forward("div", a, b)
 
     @staticmethod
@@ -147,33 +156,26 @@ class Pow(Function):
         return _grads(ctx, ga, gb)
 
 
-def _edge(t, meta):
-    """The NodeInput of an operand whose meta is None or a plain AutogradMeta."""
-    data = t._data
-    if meta is not None and meta.requires_grad:
-        edge = meta.grad_fn
-        if edge is None:
-            edge = meta.get_accumulator(t)
-        return NodeInput(edge, B.shape(data), B.dtype(data))
-    return NodeInput(None, B.shape(data), B.dtype(data))
+def _recorder(cls, op):
+    """What ``cls.apply(a, b)`` does when it records a node, with the checks already made: two
+    tensors of one floating dtype, plain metas, no saved-tensor hooks. Add and Sub save nothing;
+    Mul and Div save what their ``saves`` says, as their forward does."""
+    node_class = cls._node_class
+    saves = getattr(cls, "saves", None)
+    binary = B.binary
 
+    def record(a, b, ma, mb, dtype):
+        needs = (ma is not None and ma.requires_grad, mb is not None and mb.requires_grad)
+        node = node_class((node_input(a, ma, dtype), node_input(b, mb, dtype)), needs)
+        if _source.enabled:
+            node._where = here()  # for the second-backward error (kael.autograd.set_detect_source)
+        if saves is not None:
+            node._saved = [None if t is None else SavedTensor(t, node) for t in saves(a, b, needs)]
+        out = _wrap(binary(op, a._data, b._data))
+        out._meta = AutogradMeta(True, node)
+        return out
 
-def _record(cls, a, b, ma, mb):
-    """What ``cls.apply(a, b)`` does when it records a node, with the checks already made:
-    two tensors of one floating dtype, plain metas, no saved-tensor hooks."""
-    node = cls._node_class(
-        (_edge(a, ma), _edge(b, mb)),
-        (ma is not None and ma.requires_grad, mb is not None and mb.requires_grad),
-    )
-    if _source.enabled:
-        node._where = here()  # for the second-backward error (kael.autograd.set_detect_source)
-    _grad_state.enabled = False  # forward runs with grad mode off, as in Function.apply
-    try:
-        out = cls.forward(node, a, b)
-    finally:
-        _grad_state.enabled = True
-    out._meta = AutogradMeta(True, node)
-    return out
+    return record
 
 
 def _fused_binary(cls, op, refused=None, full=None):
@@ -182,6 +184,7 @@ def _fused_binary(cls, op, refused=None, full=None):
     and ``cls.apply`` (or ``full``). ``refused``: a dtype the fused path leaves to the full one.
     A recorded node, its saved tensors and its errors are those of ``cls.apply``."""
     floating_only = op == "div"  # an integer division promotes to the default float dtype
+    record = _recorder(cls, op)
     plain = AutogradMeta
     state = _grad_state
     binary = B.binary
@@ -221,7 +224,7 @@ def _fused_binary(cls, op, refused=None, full=None):
                 b = b if b is not None else _wrap(db)
                 if type(ma) is plain or ma is None:
                     if (type(mb) is plain or mb is None) and dtype.is_floating_point and not _saved_hooks.stack:
-                        return _record(cls, a, b, ma, mb)
+                        return record(a, b, ma, mb, dtype)
                 return cls.apply(a, b)
         return _wrap(binary(op, da, db))  # no history: the forward's result, nothing saved
 

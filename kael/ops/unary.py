@@ -9,7 +9,10 @@ from __future__ import annotations
 import math
 
 from .. import dtype as dt
-from ..autograd.function import Function
+from ..autograd.function import Function, record_unary
+from ..autograd.grad_mode import state as _grad_state
+from ..autograd.meta import AutogradMeta
+from ..autograd.saved import _hooks as _saved_hooks
 from ..tensor import B, Tensor, _wrap
 from ._util import not_implemented, raw_binary, reduce_grad
 from .arithmetic import where
@@ -266,8 +269,14 @@ _KERNELS = {"abs": "abs_cpu", "floor": "floor_vml_cpu", "ceil": "ceil_vml_cpu", 
 
 def _unary(cls, name):
     refusable = name in _KERNELS or name == "relu"
+    plain = AutogradMeta
+    state = _grad_state
 
     def fn(a):
+        if type(a) is Tensor and state.enabled:  # the usual recorded op, without apply's loops
+            meta = a._meta
+            if type(meta) is plain and meta.requires_grad and not _saved_hooks.stack and B.dtype(a._data).is_floating_point:
+                return record_unary(cls, a)
         if not isinstance(a, Tensor):
             raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(a).__name__}")
         if refusable and not B.dtype(a._data).is_floating_point:

@@ -78,7 +78,7 @@ def mlp_time(lib, dtype):
             p.grad = None
 
     mlp_step()
-    return best_of(mlp_step, repeat=7, number=5)
+    return best_of(mlp_step, repeat=40, number=5)
 
 
 def tensor_lane(lib, name):
@@ -105,7 +105,7 @@ def tensor_lane(lib, name):
 
     a = lib.tensor([1.5], requires_grad=True)
     b = lib.tensor([0.5], requires_grad=True)
-    n = 20_000
+    n = 2_000  # many short batches: the fastest is the one no neighbour interrupted
     ops = {
         "add": lambda: a + b,
         "mul": lambda: a * b,
@@ -116,14 +116,14 @@ def tensor_lane(lib, name):
         def many(fn=fn):
             for _ in range(n):
                 fn()
-        overhead[op] = best_of(many, repeat=3) / n
+        overhead[op] = best_of(many, repeat=40) / n
 
     def mul_steps():
         for _ in range(n // 4):
             c = a * b
             c.backward()
 
-    mul_step = best_of(mul_steps, repeat=3) / (n // 4)
+    mul_step = best_of(mul_steps, repeat=40) / (n // 4)
     return {"mlp_step": mlp, "mlp_step_f64": mlp64, "mul_step": mul_step, "chain_forward": fwd, "chain_backward": bwd, "chain_free": free,
             "chain_total": fwd + bwd + free, "op_overhead": overhead}
 
