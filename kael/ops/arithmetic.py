@@ -10,6 +10,7 @@ from .. import dtype as dt
 from ..autograd.function import Function, node_input
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.meta import AutogradMeta, NoGradViewMeta
+from ..autograd.node import NodeInput
 from ..autograd.saved import SavedTensor
 from ..autograd.saved import _hooks as _saved_hooks
 from ..autograd.source import here
@@ -164,14 +165,20 @@ def _recorder(cls, op):
     saves = getattr(cls, "saves", None)
     binary = B.binary
 
-    def record(a, b, ma, mb, dtype):
+    def record(a, b, ma, mb, da, db, dtype):
+        # a or b None: a Python number, whose input is a constant 0-d one (no edge)
         needs = (ma is not None and ma.requires_grad, mb is not None and mb.requires_grad)
-        node = node_class((node_input(a, ma, dtype), node_input(b, mb, dtype)), needs)
+        node = node_class((
+            node_input(a, ma, dtype) if a is not None else _SCALAR_INPUTS[dtype],
+            node_input(b, mb, dtype) if b is not None else _SCALAR_INPUTS[dtype],
+        ), needs)
         if _source.enabled:
             node._where = here()  # for the second-backward error (kael.autograd.set_detect_source)
         if saves is not None:
+            a = a if a is not None else _wrap(da)
+            b = b if b is not None else _wrap(db)
             node._saved = [None if t is None else SavedTensor(t, node) for t in saves(a, b, needs)]
-        out = _wrap(binary(op, a._data, b._data))
+        out = _wrap(binary(op, da, db))
         out._meta = AutogradMeta(True, node)
         return out
 
@@ -220,12 +227,10 @@ def _fused_binary(cls, op, refused=None, full=None):
             if ma is not None and (type(ma) is not plain or ma.requires_grad) or (
                 mb is not None and (type(mb) is not plain or mb.requires_grad)
             ):
-                a = a if a is not None else _wrap(da)
-                b = b if b is not None else _wrap(db)
                 if type(ma) is plain or ma is None:
                     if (type(mb) is plain or mb is None) and dtype.is_floating_point and not _saved_hooks.stack:
-                        return record(a, b, ma, mb, dtype)
-                return cls.apply(a, b)
+                        return record(a, b, ma, mb, da, db, dtype)
+                return cls.apply(a if a is not None else _wrap(da), b if b is not None else _wrap(db))
         return _wrap(binary(op, da, db))  # no history: the forward's result, nothing saved
 
     def _full(a, b):
@@ -240,6 +245,9 @@ def _fused_binary(cls, op, refused=None, full=None):
 
 
 _CATEGORY = {int: dt.INT, float: dt.FLOAT}
+# The input a Python number operand has in a recorded node (no edge, shape ()), one per dtype:
+# NodeInputs are never changed, so nodes share them.
+_SCALAR_INPUTS = {d: NodeInput(None, (), d) for d in (dt.bool_, dt.int64, dt.float32, dt.float64)}
 
 
 def _binary(cls, op):
