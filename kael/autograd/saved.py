@@ -70,9 +70,17 @@ _DETACHED = (
 
 
 class SavedTensor:
-    """A tensor saved by ``node`` for its backward, checked against in-place changes."""
+    """A tensor saved by ``node`` for its backward, checked against in-place changes.
 
-    __slots__ = ("_data", "_storage", "_version", "_node", "_packed", "_unpack", "_shape", "dtype", "_where", "_history")
+    Without hooks it keeps the backend array the tensor had at save time (``_array``), from which
+    its shape, dtype and size are read when asked, so saving makes no backend call (and
+    ``t.data = other`` after saving does not change them). An input that requires grad is kept as
+    it is (``_data``: PyTorch unpacks it with its requires_grad and grad_fn); any other tensor, an
+    output among them, is kept detached. With a pack hook, the hook's result is all it keeps of
+    the tensor (``_hook``, with the shape and dtype): a hook that moves the values elsewhere frees
+    their memory."""
+
+    __slots__ = ("_data", "_array", "_storage", "_version", "_node", "_hook", "_where", "_history")
 
     def __init__(self, tensor, node):
         storage = tensor._storage
@@ -83,32 +91,39 @@ class SavedTensor:
         self._version = version
         meta = tensor._meta  # an input with history: detach_() of it before backward is refused
         self._history = meta if meta is not None and meta.grad_fn is not None else None
-        self._node = type(node).__name__  # node.name()
-        data = tensor._data
-        self._shape = _B.shape(data)  # a kael.Size only when asked (``shape``)
-        self.dtype = _B.dtype(data)  # tensor.dtype, without the property
+        self._node = type(node)  # for node.name(), without holding the node
         # the line that recorded the node (one frame lookup per node, made by Function.apply)
         self._where = node.__dict__.get("_where") if _source.enabled else None
         if _hooks.stack:
             pack, unpack = _hooks.stack[-1]
             outer, _hooks.saving = _hooks.saving, node
             try:
-                self._packed = pack(tensor)
+                packed = pack(tensor)
             finally:
                 _hooks.saving = outer
-            self._unpack = unpack
+            data = tensor._data
+            self._hook = (packed, unpack, _B.shape(data), _B.dtype(data))
             self._data = None
+            self._array = None
         else:
-            # an input that requires grad is kept as it is (PyTorch unpacks it with its
-            # requires_grad and grad_fn); anything else, an output among them, detached
+            self._hook = None
+            self._array = tensor._data
             self._data = tensor if meta is not None and meta.requires_grad else tensor.detach()
-            self._packed = None
-            self._unpack = None
+
+    @property
+    def _packed(self):
+        """What the pack hook returned (None without hooks)."""
+        return self._hook[0] if self._hook is not None else None
 
     @property
     def shape(self):
         """The shape the tensor had when it was saved."""
-        return Size(self._shape)
+        return Size(self._hook[2] if self._array is None else _B.shape(self._array))
+
+    @property
+    def dtype(self):
+        """The dtype the tensor had when it was saved."""
+        return self._hook[3] if self._array is None else _B.dtype(self._array)
 
     @property
     def version(self) -> int:
@@ -122,14 +137,14 @@ class SavedTensor:
     @property
     def nbytes(self) -> int:
         n = 1
-        for s in self._shape:
+        for s in self.shape:
             n *= s
         return n * self.dtype.itemsize
 
     def _origin(self) -> str:
         """``saved by MulBackward`` and, when source lines were recorded, where it was saved
         and where its memory was last modified in place."""
-        text = f"saved by {self._node}"
+        text = f"saved by {self._node.__name__}"
         if self._where is not None:
             text += f" at {describe(self._where)}"
         modified = modification_of(self._storage)
@@ -146,6 +161,6 @@ class SavedTensor:
                 f"inplace operation: expected version {self._version}, got {self._storage.version} "
                 f"({self._origin()})"
             )
-        if self._unpack is not None:
-            return self._unpack(self._packed)
+        if self._hook is not None:
+            return self._hook[1](self._hook[0])
         return self._data

@@ -160,24 +160,33 @@ class Pow(Function):
 def _recorder(cls, op):
     """What ``cls.apply(a, b)`` does when it records a node, with the checks already made: two
     tensors of one floating dtype, plain metas, no saved-tensor hooks. Add and Sub save nothing;
-    Mul and Div save what their ``saves`` says, as their forward does."""
+    Mul and Div save what their ``saves`` says, as their forward does. (Written out for two
+    operands: this is the most frequent path of all, and a call or comprehension less is a
+    tenth of a microsecond per op.)"""
     node_class = cls._node_class
     saves = getattr(cls, "saves", None)
     binary = B.binary
 
     def record(a, b, ma, mb, da, db, dtype):
         # a or b None: a Python number, whose input is a constant 0-d one (no edge)
-        needs = (ma is not None and ma.requires_grad, mb is not None and mb.requires_grad)
-        node = node_class((
-            node_input(a, ma, dtype) if a is not None else _SCALAR_INPUTS[dtype],
-            node_input(b, mb, dtype) if b is not None else _SCALAR_INPUTS[dtype],
-        ), needs)
+        if a is None:
+            need_a, input_a = False, _SCALAR_INPUTS[dtype]
+        else:
+            need_a = ma is not None and ma.requires_grad
+            input_a = node_input(a, ma, dtype)
+        if b is None:
+            need_b, input_b = False, _SCALAR_INPUTS[dtype]
+        else:
+            need_b = mb is not None and mb.requires_grad
+            input_b = node_input(b, mb, dtype)
+        needs = (need_a, need_b)
+        node = node_class((input_a, input_b), needs)
         if _source.enabled:
             node._where = here()  # for the second-backward error (kael.autograd.set_detect_source)
         if saves is not None:
-            a = a if a is not None else _wrap(da)
-            b = b if b is not None else _wrap(db)
-            node._saved = [None if t is None else SavedTensor(t, node) for t in saves(a, b, needs)]
+            first, second = saves(a if a is not None else _wrap(da), b if b is not None else _wrap(db), needs)
+            node._saved = [None if first is None else SavedTensor(first, node),
+                           None if second is None else SavedTensor(second, node)]
         out = _wrap(binary(op, da, db))
         out._meta = AutogradMeta(True, node)
         return out

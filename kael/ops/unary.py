@@ -9,10 +9,13 @@ from __future__ import annotations
 import math
 
 from .. import dtype as dt
-from ..autograd.function import Function, record_unary
+from ..autograd.function import Function, node_input, record_unary
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.meta import AutogradMeta
+from ..autograd.saved import SavedTensor
 from ..autograd.saved import _hooks as _saved_hooks
+from ..autograd.source import here
+from ..autograd.source import state as _source
 from ..tensor import B, Tensor, _wrap
 from ._util import not_implemented, raw_binary, reduce_grad
 from .arithmetic import where
@@ -32,16 +35,30 @@ def _float_input(a: Tensor, name: str):
     return arr
 
 
-class Exp(Function):
+class _Kernel(Function):
+    """An op whose forward is one backend kernel (``kernel``) that saves its input or its result,
+    as its ``saved_names`` says. ``to_float``: an integer input is promoted to the default float
+    dtype first. Its recorded fast path (``_record_kernel``) reads the same three attributes, so
+    what the op computes and saves is said once."""
+
+    kernel = None
+    to_float = True
+
+    @classmethod
+    def forward(cls, ctx, a):
+        out = _wrap(B.unary(cls.kernel, _float_input(a, cls.kernel) if cls.to_float else a._data))
+        ctx.save_for_backward(out if cls.saved_names == _RESULT else a)
+        return out
+
+
+_RESULT = ("result",)
+
+
+class Exp(_Kernel):
     """y = exp(a);  da = g * y"""
 
-    saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _wrap(B.unary("exp", _float_input(a, "exp")))
-        ctx.save_for_backward(out)
-        return out
+    saved_names = _RESULT
+    kernel = "exp"
 
     @staticmethod
     def backward(ctx, g):
@@ -49,15 +66,11 @@ class Exp(Function):
         return reduce_grad(raw_binary("mul", g, y), ctx.inputs[0])
 
 
-class Log(Function):
+class Log(_Kernel):
     """y = log(a);  da = g / a"""
 
     saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return _wrap(B.unary("log", _float_input(a, "log")))
+    kernel = "log"
 
     @staticmethod
     def backward(ctx, g):
@@ -65,16 +78,11 @@ class Log(Function):
         return reduce_grad(g / a, ctx.inputs[0])
 
 
-class Sqrt(Function):
+class Sqrt(_Kernel):
     """y = sqrt(a);  da = g / (2 * y)"""
 
-    saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _wrap(B.unary("sqrt", _float_input(a, "sqrt")))
-        ctx.save_for_backward(out)
-        return out
+    saved_names = _RESULT
+    kernel = "sqrt"
 
     @staticmethod
     def backward(ctx, g):
@@ -82,15 +90,12 @@ class Sqrt(Function):
         return reduce_grad(g / (2 * y), ctx.inputs[0])
 
 
-class Abs(Function):
+class Abs(_Kernel):
     """y = |a|;  da = g * sign(a)"""
 
     saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return _wrap(B.unary("abs", a._data))
+    kernel = "abs"
+    to_float = False
 
     @staticmethod
     def backward(ctx, g):
@@ -98,15 +103,11 @@ class Abs(Function):
         return g * sign(a)
 
 
-class Sin(Function):
+class Sin(_Kernel):
     """y = sin(a);  da = g * cos(a)"""
 
     saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return _wrap(B.unary("sin", _float_input(a, "sin")))
+    kernel = "sin"
 
     @staticmethod
     def backward(ctx, g):
@@ -114,15 +115,11 @@ class Sin(Function):
         return reduce_grad(g * cos(a), ctx.inputs[0])
 
 
-class Cos(Function):
+class Cos(_Kernel):
     """y = cos(a);  da = -g * sin(a)"""
 
     saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return _wrap(B.unary("cos", _float_input(a, "cos")))
+    kernel = "cos"
 
     @staticmethod
     def backward(ctx, g):
@@ -130,16 +127,11 @@ class Cos(Function):
         return reduce_grad(-g * sin(a), ctx.inputs[0])
 
 
-class Tanh(Function):
+class Tanh(_Kernel):
     """y = tanh(a);  da = g * (1 - y**2)"""
 
-    saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _wrap(B.unary("tanh", _float_input(a, "tanh")))
-        ctx.save_for_backward(out)
-        return out
+    saved_names = _RESULT
+    kernel = "tanh"
 
     @staticmethod
     def backward(ctx, g):
@@ -147,16 +139,11 @@ class Tanh(Function):
         return reduce_grad(g * (1 - y * y), ctx.inputs[0])
 
 
-class Sigmoid(Function):
+class Sigmoid(_Kernel):
     """y = 1 / (1 + exp(-a));  da = g * y * (1 - y)"""
 
-    saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _wrap(B.unary("sigmoid", _float_input(a, "sigmoid")))
-        ctx.save_for_backward(out)
-        return out
+    saved_names = _RESULT
+    kernel = "sigmoid"
 
     @staticmethod
     def backward(ctx, g):
@@ -164,16 +151,12 @@ class Sigmoid(Function):
         return reduce_grad(g * y * (1 - y), ctx.inputs[0])
 
 
-class Relu(Function):
+class Relu(_Kernel):
     """y = max(a, 0);  da = g * (y > 0)"""
 
-    saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _wrap(B.unary("relu", a._data))
-        ctx.save_for_backward(out)
-        return out
+    saved_names = _RESULT
+    kernel = "relu"
+    to_float = False
 
     @staticmethod
     def backward(ctx, g):
@@ -267,16 +250,37 @@ def _refused(op, dtype):
 _KERNELS = {"abs": "abs_cpu", "floor": "floor_vml_cpu", "ceil": "ceil_vml_cpu", "silu": "silu_cpu"}
 
 
+def _record_kernel(cls, a, data, dtype):
+    """``cls.apply(a)`` for a ``_Kernel`` op when it records a node, the checks made by the
+    caller: ``a`` a floating tensor that requires grad, with a plain meta, and no saved-tensor
+    hooks. The node, what it saves and the result are those of ``apply``; the kernel runs with no
+    forward call and no switch of grad mode (a backend kernel records nothing)."""
+    node = cls._node_class((node_input(a, a._meta, dtype),), _NEEDED_ONE)
+    if _source.enabled:
+        node._where = here()  # for the second-backward error (kael.autograd.set_detect_source)
+    out = _wrap(B.unary(cls.kernel, data))
+    node._saved = [SavedTensor(out if cls.saved_names == _RESULT else a, node)]  # out: no history yet, kept detached
+    out._meta = AutogradMeta(True, node)
+    return out
+
+
+_NEEDED_ONE = (True,)
+
+
 def _unary(cls, name):
     refusable = name in _KERNELS or name == "relu"
     plain = AutogradMeta
     state = _grad_state
+    kernel = issubclass(cls, _Kernel)
 
     def fn(a):
         if type(a) is Tensor and state.enabled:  # the usual recorded op, without apply's loops
             meta = a._meta
-            if type(meta) is plain and meta.requires_grad and not _saved_hooks.stack and B.dtype(a._data).is_floating_point:
-                return record_unary(cls, a)
+            if type(meta) is plain and meta.requires_grad and not _saved_hooks.stack:
+                data = a._data
+                dtype = B.dtype(data)
+                if dtype.is_floating_point:
+                    return _record_kernel(cls, a, data, dtype) if kernel else record_unary(cls, a)
         if not isinstance(a, Tensor):
             raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(a).__name__}")
         if refusable and not B.dtype(a._data).is_floating_point:
@@ -334,15 +338,11 @@ def gelu(a, approximate="none"):
     return Gelu.apply(a, approximate)
 
 
-class Erf(Function):
+class Erf(_Kernel):
     """y = erf(a);  da = g * 2 / sqrt(pi) * exp(-a**2)"""
 
     saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return _wrap(B.unary("erf", _float_input(a, "erf")))
+    kernel = "erf"
 
     @staticmethod
     def backward(ctx, g):
