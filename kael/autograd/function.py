@@ -176,13 +176,20 @@ def node_input(t, meta, dtype) -> NodeInput:
     return NodeInput(None, B.shape(data), dtype)
 
 
+def unary_node(cls, a, dtype):
+    """The node of ``cls`` with the one input ``a`` (of dtype ``dtype``), as ``apply`` makes it,
+    for the fast recording paths (``record_unary``, ``kael.ops.unary._record_kernel``)."""
+    node = cls._node_class((node_input(a, a._meta, dtype),), _NEEDED_ONE)
+    if _source.enabled:
+        node._where = here()  # for the second-backward error (kael.autograd.set_detect_source)
+    return node
+
+
 def record_unary(cls, a):
     """``cls.apply(a)`` for one of kael's own one-input ops when it records a node, the checks
     made by the caller: ``a`` a floating tensor that requires grad, with a plain meta, and no
     saved-tensor hooks. The node, its saved tensors and its errors are those of ``apply``."""
-    node = cls._node_class((node_input(a, a._meta, B.dtype(a._data)),), _NEEDED_ONE)
-    if _source.enabled:
-        node._where = here()
+    node = unary_node(cls, a, B.dtype(a._data))
     state = _grad_state
     state.enabled = False  # forward runs with grad mode off, as in apply
     try:

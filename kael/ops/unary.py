@@ -9,13 +9,11 @@ from __future__ import annotations
 import math
 
 from .. import dtype as dt
-from ..autograd.function import Function, node_input, record_unary
+from ..autograd.function import Function, record_unary, unary_node
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.meta import AutogradMeta
 from ..autograd.saved import SavedTensor
 from ..autograd.saved import _hooks as _saved_hooks
-from ..autograd.source import here
-from ..autograd.source import state as _source
 from ..tensor import B, Tensor, _wrap
 from ._util import not_implemented, raw_binary, reduce_grad
 from .arithmetic import where
@@ -255,16 +253,12 @@ def _record_kernel(cls, a, data, dtype):
     caller: ``a`` a floating tensor that requires grad, with a plain meta, and no saved-tensor
     hooks. The node, what it saves and the result are those of ``apply``; the kernel runs with no
     forward call and no switch of grad mode (a backend kernel records nothing)."""
-    node = cls._node_class((node_input(a, a._meta, dtype),), _NEEDED_ONE)
-    if _source.enabled:
-        node._where = here()  # for the second-backward error (kael.autograd.set_detect_source)
+    node = unary_node(cls, a, dtype)
     out = _wrap(B.unary(cls.kernel, data))
     node._saved = [SavedTensor(out if cls.saved_names == _RESULT else a, node)]  # out: no history yet, kept detached
     out._meta = AutogradMeta(True, node)
     return out
 
-
-_NEEDED_ONE = (True,)
 
 
 def _unary(cls, name):
