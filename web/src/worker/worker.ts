@@ -15,6 +15,7 @@ import {
 } from "./protocol";
 import * as kernels from "./kernels.mjs";
 import { SITE_FILES } from "./site_files";
+import { fetchManifest, fetchSnapshot, firstLine, type Manifest, snapshotMismatch, SnapshotUnfit } from "./snapshot";
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -165,7 +166,6 @@ function fetchBytecode(url: string): Promise<ArrayBuffer | null> {
 
 /** The environment Python starts with; a snapshot records the one it was made with, which must be this. */
 const ENV = { KAEL_BACKEND: "python", HOME: "/home/pyodide", PYTHONDONTWRITEBYTECODE: "1" };
-const SNAPSHOT_FORMAT = 1;
 
 /** The JavaScript objects kael's Python side holds, by the names a snapshot refers to them by
  * (scripts/snapshot.mjs registers stand-ins under the same names when it makes the snapshot). */
@@ -176,19 +176,6 @@ const OBJECTS: Record<string, object> = {
 };
 
 type LoadPyodide = (options: object) => Promise<PyodideAPI>;
-
-interface Manifest {
-  format: number;
-  pyodide: string;
-  buildId: string;
-  wasmSha256: string;
-  snapshotSha256: string;
-  wheelSha256: string;
-  bytes: number;
-  env: Record<string, string>;
-  objects: string[];
-  siteFiles: Record<string, string>; // the SHA-256 of each site file the snapshot imported
-}
 
 async function init(id: number, config: InitConfig): Promise<void> {
   stage("runtime", "start");
@@ -232,7 +219,8 @@ async function startPython(
   wheel: Promise<ArrayBuffer>,
 ): Promise<{ runtime: PyodideAPI; start: StartKind }> {
   const options = { indexURL: config.pyodideUrl, env: { ...ENV }, checkAPIVersion: true };
-  let reason = await snapshotMismatch(await manifest, pyodide.version, config.pyodideUrl, wheel);
+  const page = { version: pyodide.version, pyodideUrl: config.pyodideUrl, wheel, env: ENV, objects: Object.keys(OBJECTS) };
+  let reason = await snapshotMismatch(await manifest, page);
   if (reason === null) {
     const began = performance.now();
     const bytes = fetchSnapshot(config.snapshotUrl, (await manifest) as Manifest);
@@ -254,90 +242,6 @@ function deserialize(name: unknown): object {
   const object = typeof name === "string" ? OBJECTS[name] : undefined;
   if (!object) throw new Error(`the snapshot refers to a JavaScript object this page does not have: ${String(name)}`);
   return object;
-}
-
-function firstLine(error: unknown): string {
-  return String((error as Error)?.message ?? error).trim().split("\n")[0];
-}
-
-async function fetchManifest(url: string): Promise<Manifest | string> {
-  try {
-    const response = await fetch(url);
-    if (!response.ok) return `there is no snapshot manifest (HTTP ${response.status})`;
-    return (await response.json()) as Manifest;
-  } catch (error) {
-    return `the snapshot manifest could not be read: ${firstLine(error)}`;
-  }
-}
-
-/** Why the snapshot does not fit this page, or null. Pyodide checks the build id again when it
- * restores the snapshot (it is in the snapshot's header); this check saves the download. */
-async function snapshotMismatch(manifest: Manifest | string, version: string, pyodideUrl: string, wheel: Promise<ArrayBuffer>) {
-  if (typeof manifest === "string") return manifest;
-  if (manifest.format !== SNAPSHOT_FORMAT) return `the snapshot is in format ${manifest.format}, this page reads ${SNAPSHOT_FORMAT}`;
-  if (manifest.pyodide !== version) return `the snapshot was made by Pyodide ${manifest.pyodide}, this page runs ${version}`;
-  const buildId = await pyodideBuildId(pyodideUrl);
-  if (manifest.buildId !== buildId) return `the snapshot was made by Pyodide build ${manifest.buildId.slice(0, 12)}, this page runs build ${buildId.slice(0, 12)}`;
-  if (JSON.stringify(manifest.env) !== JSON.stringify(ENV)) return "the snapshot was made with another environment";
-  if (JSON.stringify(manifest.objects) !== JSON.stringify(Object.keys(OBJECTS))) return "the snapshot refers to other JavaScript objects than this page has";
-  const wheelHash = await sha256(new Uint8Array(await wheel.catch(() => new ArrayBuffer(0))));
-  if (manifest.wheelSha256 !== wheelHash) return "the snapshot imported another build of kael than the wheel this page was served";
-  return staleSiteFile(manifest.siteFiles ?? {});
-}
-
-/** Why the snapshot's playground is not this page's (it was made from other site files), or null. */
-async function staleSiteFile(recorded: Record<string, string>): Promise<string | null> {
-  const names = SITE_FILES.map((file) => file.name);
-  if (JSON.stringify(Object.keys(recorded)) !== JSON.stringify(names)) {
-    return `the snapshot was made from the site files ${Object.keys(recorded).join(", ") || "(none named)"}, this page has ${names.join(", ")}`;
-  }
-  for (const { name, text } of SITE_FILES) {
-    if (recorded[name] !== (await sha256(new TextEncoder().encode(text)))) return `the snapshot was made with another ${name} than this page's`;
-  }
-  return null;
-}
-
-/** The build id Pyodide writes into a snapshot and checks on restore, read from pyodide.mjs
- * (in the HTTP cache or the offline cache: the worker has just imported it). */
-async function pyodideBuildId(pyodideUrl: string): Promise<string> {
-  const source = await fetch(`${pyodideUrl}pyodide.mjs`).then((response) => response.text());
-  return /BUILD_ID:"([0-9a-f]{64})"/.exec(source)?.[1] ?? "unknown";
-}
-
-async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** Why the snapshot cannot be used, found by the worker itself (not by Pyodide's restore). */
-class SnapshotUnfit extends Error {}
-
-/** The snapshot's bytes, inflated (gzip's CRC catches a damaged file; a host that already
- * decoded it leaves the SHA-256 to check). Rejects with the reason it cannot be used. */
-async function fetchSnapshot(url: string, manifest: Manifest): Promise<Uint8Array> {
-  const response = await fetch(url);
-  if (!response.ok) throw new SnapshotUnfit(`the snapshot is missing (HTTP ${response.status})`);
-  const body = new Uint8Array(await response.arrayBuffer());
-  if (body[0] !== 0x1f || body[1] !== 0x8b) {
-    if (body.length !== manifest.bytes || (await sha256(body)) !== manifest.snapshotSha256) {
-      throw new SnapshotUnfit("the snapshot is damaged (its SHA-256 is not its manifest's)");
-    }
-    return body;
-  }
-  const bytes = new Uint8Array(manifest.bytes);
-  let length = 0;
-  try {
-    const reader = new Blob([body]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-      if (length + chunk.value.length > bytes.length) throw new Error("longer than its manifest says");
-      bytes.set(chunk.value, length);
-      length += chunk.value.length;
-    }
-  } catch (error) {
-    throw new SnapshotUnfit(`the snapshot is damaged (${firstLine(error)})`);
-  }
-  if (length !== bytes.length) throw new SnapshotUnfit(`the snapshot is damaged (${length} bytes, not ${bytes.length})`);
-  return bytes;
 }
 
 /**
