@@ -70,9 +70,9 @@ def cmd_show(args):
         print()
         print(e.hints(args.lang).rstrip())
     print()
-    limits = f"time limit {e.time_limit_s:g} s, memory limit {e.memory_mb} MB"
+    limits = f"time limit {e.time_limit_s:g} s of CPU, memory limit {e.memory_mb} MB"
     if args.lang == "zh":
-        limits = f"时间限制 {e.time_limit_s:g} 秒，内存限制 {e.memory_mb} MB"
+        limits = f"时间限制 {e.time_limit_s:g} 秒（CPU 时间），内存限制 {e.memory_mb} MB"
     print(f"[{e.id} · {e.difficulty} · {limits}]")
     print(f"python exercises/judge.py start {e.id}  →  {e.solution_file}")
     return EXIT_ACCEPTED

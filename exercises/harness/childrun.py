@@ -19,12 +19,13 @@ import signal
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 from . import frames, rules
 from .child import MARK
 from .compare import compare_outcomes
-from .runner import Limits, LocalRunner
+from .runner import LocalRunner
 
 __all__ = ["HarnessError", "ChildRun", "child_env", "run_child", "clear_cache",
            "reference_outcomes", "expected_for", "run_submission"]
@@ -226,7 +227,7 @@ def reference_outcomes(exercise, runner=None, env=None) -> dict:
         base = exercise.limits()
         # More time and memory than a submission gets (a slow machine must not fail the
         # reference), the same output cap (a case whose data is too big fails here, for the author).
-        limits = Limits(time_s=base.time_s * 3, memory_mb=base.memory_mb * 2, output_bytes=base.output_bytes)
+        limits = replace(base, time_s=base.time_s * 3, cpu_s=base.cpu_seconds * 3, memory_mb=base.memory_mb * 2)
         given = {c.name: {"data": c.given} for c in cases if c.given}
         run = run_child(exercise, reference, cases, runner, limits, env, given)
         problem = run.crash_message() or (run.timed_out and "time limit") or (

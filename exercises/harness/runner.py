@@ -10,6 +10,7 @@ The server's sandboxed runner implements the same protocol (see README.md).
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import selectors
 import signal
@@ -20,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Protocol
 
-__all__ = ["Limits", "RunResult", "Runner", "LocalRunner", "kael_parent_dir", "run_process", "kill_group"]
+__all__ = ["Limits", "RunResult", "Runner", "LocalRunner", "kael_parent_dir", "run_process", "kill_group",
+           "cpu_limit_reached"]
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,10 @@ class Limits:
     """Resource limits for one run of the child.
 
     ``time_s``: wall-clock deadline for the whole run, interpreter start included; at the
-    deadline the whole process group is killed. ``cpu_s``: CPU seconds (RLIMIT_CPU).
+    deadline the whole process group is killed. ``cpu_s``: CPU seconds (RLIMIT_CPU, rounded up
+    to whole seconds); a run that used them up timed out, whatever the wall clock said. An
+    exercise's limits give the statement's time as ``cpu_s`` and a multiple of it as
+    ``time_s`` (``catalog.WALL_FACTOR``), so that a busy machine slows a run without failing it.
     ``memory_mb``: address space (RLIMIT_AS). ``output_bytes``: cap on stdout and on stderr,
     each; the rest is discarded. ``file_bytes``: largest file the child may write
     (RLIMIT_FSIZE). ``processes``: RLIMIT_NPROC, or None for no limit (it counts every process
@@ -44,7 +49,7 @@ class Limits:
 
     @property
     def cpu_seconds(self) -> int:
-        return int(self.cpu_s if self.cpu_s is not None else self.time_s + 1)
+        return max(1, math.ceil(self.cpu_s if self.cpu_s is not None else self.time_s + 1))
 
 
 @dataclass
@@ -53,7 +58,8 @@ class RunResult:
     (then ``exit_code`` is None); ``timed_out`` is True when the runner killed it at the
     wall-clock deadline (or the kernel did, for the CPU limit: SIGXCPU/SIGKILL after RLIMIT_CPU
     count as timed out only when the runner knows it, so the harness also treats SIGXCPU as a
-    time limit)."""
+    time limit; a SIGKILL after the whole CPU budget was used is the hard CPU limit, a time
+    limit too)."""
 
     exit_code: int | None
     signal: int | None
@@ -63,6 +69,7 @@ class RunResult:
     output_truncated: bool = False
     duration_s: float = 0.0
     memory_killed: bool = False  # a runner that can tell (cgroup OOM) says so here
+    cpu_s: float = 0.0  # CPU seconds (user + system) of the process and the descendants it waited for
 
 
 class Runner(Protocol):
@@ -164,7 +171,7 @@ def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=No
         out, err, truncated, timed_out = _communicate(proc, stdin, start + limits.time_s, cap)
     finally:
         kill_group(proc)
-        proc.wait()
+        cpu = _reap(proc)
     duration = time.monotonic() - start
     code = proc.returncode
     if decode is not None:
@@ -172,8 +179,8 @@ def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=No
     else:
         sig = -code if code is not None and code < 0 else None
         exit_code = None if sig is not None else code
-    if sig == signal.SIGXCPU:
-        timed_out = True  # RLIMIT_CPU: a time limit, not a crash
+    if cpu_limit_reached(sig, cpu, limits):
+        timed_out = True  # RLIMIT_CPU (its soft limit, or its hard one): a time limit, not a crash
     elif truncated and sig == signal.SIGKILL and not timed_out:
         sig = None  # we killed it for flooding the output
     return RunResult(
@@ -184,7 +191,39 @@ def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=No
         timed_out=timed_out,
         output_truncated=truncated,
         duration_s=duration,
+        cpu_s=cpu or 0.0,
     )
+
+
+def cpu_limit_reached(sig, cpu_s, limits) -> bool:
+    """Whether a run that ended by signal ``sig`` after ``cpu_s`` CPU seconds (None: unknown)
+    was ended by RLIMIT_CPU: SIGXCPU at the soft limit, or SIGKILL at the hard one (for a program
+    that ignored SIGXCPU) once the whole budget was used."""
+    return sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s is not None and cpu_s >= limits.cpu_seconds)
+
+
+def _exited(proc) -> bool:
+    """True once ``proc`` has ended; it is left unreaped (WNOWAIT) for ``_reap`` to read its CPU time."""
+    if proc.returncode is not None:
+        return True
+    try:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _reap(proc) -> float | None:
+    """Wait for ``proc``, set its returncode, and give the CPU seconds (user + system) it and the
+    descendants it waited for used; None if something else reaped it first."""
+    if proc.returncode is not None:
+        return None
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    except ChildProcessError:
+        proc.wait()
+        return None
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime
 
 
 EXIT_GRACE_S = 0.25
@@ -224,7 +263,7 @@ def _communicate(proc, stdin, deadline, cap):
                 timed_out = True
                 kill_group(proc)
                 break
-            if exited_at is None and proc.poll() is not None:
+            if exited_at is None and _exited(proc):
                 exited_at = now
             elif exited_at is not None and now - exited_at > EXIT_GRACE_S:
                 break  # the child is gone; a process it left behind still holds the pipes
@@ -245,7 +284,7 @@ def _communicate(proc, stdin, deadline, cap):
                     truncated = True  # flooding output: stop the run now
                     kill_group(proc)
         # Both pipes closed: the child (and any grandchild holding them) is gone or detached.
-        while proc.poll() is None:
+        while not _exited(proc):
             if time.monotonic() >= deadline:
                 timed_out = True
                 break

@@ -4,10 +4,12 @@
 its ``/tmp`` (tmpfs pages and inodes are kernel memory), could still hold gigabytes of the
 host. A cgroup bounds the sum: resident memory, tmpfs pages and kernel memory (inodes, dentries)
 of every process of the run, and their number. The kernel's OOM killer acts inside the group
-only, and the group's counters tell us afterwards that it did (Memory Limit Exceeded).
+only, and the group's counters tell us afterwards that it did (Memory Limit Exceeded). The
+group also counts the CPU time of all the run's processes, which tells the hard CPU limit's
+SIGKILL (Time Limit Exceeded) from any other.
 
 cgroup v2 where the host has it (one unified hierarchy); otherwise the v1 ``memory`` and
-``pids`` controllers, each in a ``kael-judge`` folder below this process's own group. Where
+``pids`` controllers (and ``cpuacct`` where mounted), each in a ``kael-judge`` folder below this process's own group. Where
 neither is writable, ``CgroupManager.detect`` returns None and the sandbox falls back to the
 per-process limits alone (said once in the log and by ``/api/health``).
 """
@@ -44,11 +46,13 @@ def _own_path(controller: str) -> str | None:
 
 
 class Run:
-    """One run's group(s): ``procs_files`` for the wrapper to join, ``oom_killed()`` after."""
+    """One run's group(s): ``procs_files`` for the wrapper to join, ``oom_killed()`` and
+    ``cpu_seconds()`` after."""
 
-    def __init__(self, manager: "CgroupManager", dirs: list[Path]):
+    def __init__(self, manager: "CgroupManager", dirs: list[Path], cpu_dir: Path | None = None):
         self.manager = manager
         self.dirs = dirs
+        self.cpu_dir = cpu_dir
 
     @property
     def procs_files(self) -> list[str]:
@@ -56,6 +60,21 @@ class Run:
 
     def oom_killed(self) -> bool:
         return self.manager.oom_kills(self.dirs[0]) > 0
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time (user + system) of every process the run had; None where not counted."""
+        if self.cpu_dir is None:
+            return None
+        try:
+            if self.manager.version == 2:
+                for line in (self.cpu_dir / "cpu.stat").read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "usage_usec":
+                        return int(value) / 1e6
+                return None
+            return int((self.cpu_dir / "cpuacct.usage").read_text()) / 1e9
+        except (OSError, ValueError):
+            return None
 
     def remove(self) -> None:
         """Remove the group in the background: right after a run its last processes are still
@@ -91,6 +110,17 @@ def _kill_and_remove(d: Path) -> None:
     log.warning("could not remove cgroup %s (left for the next start-up)", d)
 
 
+def _v1_dir(controller: str, own: str | None) -> Path | None:
+    """``kael-judge`` below this process's group in v1's ``controller`` hierarchy, where it is
+    mounted on its own (``cpu,cpuacct`` may share one mount)."""
+    if own is None:
+        return None
+    for mount in (controller, f"cpu,{controller}", f"{controller},cpu"):
+        if (CGROUP_ROOT / mount / "cgroup.procs").exists():
+            return CGROUP_ROOT / mount / own.lstrip("/") / GROUP
+    return None
+
+
 def _owner_alive(name: str) -> bool:
     """Whether the process that made group ``run-<pid>-<n>`` still runs: several grading
     processes (scaled mode's workers) share one parent group, and must not kill each other's."""
@@ -101,10 +131,11 @@ def _owner_alive(name: str) -> bool:
 class CgroupManager:
     """Creates and removes one group per run below ``bases`` (one per hierarchy)."""
 
-    def __init__(self, version: int, memory_base: Path, pids_base: Path | None):
+    def __init__(self, version: int, memory_base: Path, pids_base: Path | None, cpu_base: Path | None = None):
         self.version = version
         self.memory_base = memory_base
         self.pids_base = pids_base
+        self.cpu_base = cpu_base  # v1's cpuacct hierarchy; v2 counts CPU in the one group
         self._counter = itertools.count()
 
     @classmethod
@@ -114,11 +145,12 @@ class CgroupManager:
             base = CGROUP_ROOT / (own or "/").lstrip("/") / GROUP
             manager = cls(2, base, None)
         else:
-            mem, pids = _own_path("memory"), _own_path("pids")
+            mem, pids, cpu = _own_path("memory"), _own_path("pids"), _own_path("cpuacct")
             if mem is None:
                 return None
             manager = cls(1, CGROUP_ROOT / "memory" / mem.lstrip("/") / GROUP,
-                          CGROUP_ROOT / "pids" / pids.lstrip("/") / GROUP if pids is not None else None)
+                          CGROUP_ROOT / "pids" / pids.lstrip("/") / GROUP if pids is not None else None,
+                          _v1_dir("cpuacct", cpu))
         try:
             manager._prepare()
         except OSError as exc:
@@ -130,7 +162,13 @@ class CgroupManager:
         return f"cgroup v{self.version} at {self.memory_base}"
 
     def _prepare(self) -> None:
-        for base in filter(None, (self.memory_base, self.pids_base)):
+        if self.cpu_base is not None:
+            try:
+                self.cpu_base.mkdir(exist_ok=True)
+            except OSError as exc:  # counting CPU is a refinement: memory and pids still bound the run
+                log.warning("cgroup v1 cpuacct unavailable (%s): a run's CPU time is not counted", exc)
+                self.cpu_base = None
+        for base in filter(None, (self.memory_base, self.pids_base, self.cpu_base)):
             base.mkdir(exist_ok=True)
             for stale in base.iterdir():  # groups a killed server left behind
                 if stale.is_dir() and stale.name.startswith("run-") and not _owner_alive(stale.name):
@@ -158,12 +196,15 @@ class CgroupManager:
                     swap.write_text(str(memory))
                 if self.pids_base is not None:
                     dirs.append(self.pids_base / name)
-                    dirs[1].mkdir()
-                    (dirs[1] / "pids.max").write_text(str(pids))
+                    dirs[-1].mkdir()
+                    (dirs[-1] / "pids.max").write_text(str(pids))
+                if self.cpu_base is not None:
+                    dirs.append(self.cpu_base / name)
+                    dirs[-1].mkdir()
         except OSError:
             Run(self, dirs).remove_now()
             raise
-        return Run(self, dirs)
+        return Run(self, dirs, dirs[0] if self.version == 2 else dirs[-1] if self.cpu_base else None)
 
     def oom_kills(self, d: Path) -> int:
         name = "memory.events" if self.version == 2 else "memory.oom_control"

@@ -42,7 +42,7 @@ from typing import Mapping
 from server.grading import rootfs, seccomp
 from server.grading.cgroup import CgroupManager
 from server.grading.kaelcopy import KaelTrees
-from server.grading.harness import Limits, RunResult, kill_group, run_process
+from server.grading.harness import Limits, RunResult, cpu_limit_reached, kill_group, run_process
 
 log = logging.getLogger("kael.server")
 
@@ -245,10 +245,16 @@ class SandboxRunner:
             with self._lock:
                 self._running.difference_update(started)
             if group is not None:
-                oom = group.oom_killed()
+                oom, cpu = group.oom_killed(), group.cpu_seconds()
                 group.remove()
         if group is not None and oom:
             result.memory_killed = True
+        elif group is not None and cpu is not None:
+            # bwrap's monitor does not wait for the run's init, so the wrapper's rusage misses the
+            # program: the group counted all of it
+            result.cpu_s = cpu
+            if cpu_limit_reached(result.signal, cpu, limits):
+                result.timed_out = True
         if result.exit_code == WRAPPER_FAILED and self._nonce.encode() in result.stderr:
             raise SandboxError("the sandbox could not be set up: "
                                + result.stderr.decode(errors="replace")[-500:])

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 from exercise_support import EXERCISES  # noqa: F401  (puts the harness on sys.path)
 
 from harness import catalog
+from harness.catalog import WALL_FACTOR
 from harness.grade import HarnessError, grade
 from harness.runner import Limits, LocalRunner, RunResult
 
@@ -87,8 +89,35 @@ def test_a_failing_runner_is_a_harness_error_not_a_verdict():
 
 
 def test_limits_come_from_the_metadata():
-    assert EXERCISE.limits() == Limits(time_s=EXERCISE.time_limit_s, memory_mb=EXERCISE.memory_mb)
-    assert EXERCISE.limits().cpu_seconds == int(EXERCISE.time_limit_s + 1)
+    """The statement's time limit is CPU time; the wall clock allows WALL_FACTOR times as much,
+    so that a busy machine (other runs, other tenants) cannot turn a verdict into a time-out."""
+    limits = EXERCISE.limits()
+    assert limits == Limits(time_s=EXERCISE.time_limit_s * WALL_FACTOR, cpu_s=EXERCISE.time_limit_s,
+                            memory_mb=EXERCISE.memory_mb)
+    assert limits.cpu_seconds == math.ceil(EXERCISE.time_limit_s)
+
+
+def test_cpu_seconds_round_up_never_down():
+    assert Limits(time_s=9, cpu_s=2.5).cpu_seconds == 3
+    assert Limits(time_s=9, cpu_s=0.2).cpu_seconds == 1
+    assert Limits(time_s=4).cpu_seconds == 5  # no CPU budget given: the wall deadline comes first
+
+
+def test_a_run_reports_the_cpu_time_it_used(tmp_path):
+    (tmp_path / "burn.py").write_text("import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3:\n    pass\n")
+    result = LocalRunner().run(tmp_path, ["burn.py"], Limits(time_s=30, memory_mb=256))
+    assert result.exit_code == 0 and not result.timed_out
+    assert 0.3 <= result.cpu_s < 5
+
+
+def test_a_program_that_ignores_sigxcpu_is_still_a_time_limit(tmp_path):
+    """RLIMIT_CPU's soft limit sends SIGXCPU, which a program may ignore; the hard limit then
+    kills it with SIGKILL, which alone would read as the memory killer. The CPU time it used
+    tells the two apart."""
+    (tmp_path / "stubborn.py").write_text(
+        "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass\n")
+    result = LocalRunner().run(tmp_path, ["stubborn.py"], Limits(time_s=60, cpu_s=1, memory_mb=256))
+    assert result.timed_out and result.cpu_s >= 1
 
 
 def test_given_data_reaches_the_submission_as_input_only():
@@ -119,3 +148,11 @@ def test_given_must_name_a_data_function_of_a_hidden_file(name, hidden):
 
 def test_given_names_the_data_function():
     assert catalog.parse_cases(_GIVEN.replace("NAME", "data_x"), hidden=True, filename="t.py")[0].given == "data_x"
+
+
+def test_time_spent_waiting_is_not_charged_to_the_cpu_budget():
+    """A run slowed by a busy machine (or waiting) past its CPU budget, but within the wall
+    clock's, is graded on what it computed."""
+    limits = Limits(time_s=20, cpu_s=1, memory_mb=EXERCISE.memory_mb)
+    report = grade(EXERCISE, "import time\ntime.sleep(1.5)\n" + CORRECT, limits=limits, public_only=True)
+    assert report["verdict"] == "Accepted", report["message"]

@@ -157,6 +157,15 @@ def test_cpu_limit_counts_as_timed_out(runner, tmp_path):
     assert result.signal in (signal.SIGXCPU, signal.SIGKILL)
 
 
+def test_a_program_ignoring_sigxcpu_in_the_sandbox_is_a_time_limit_not_the_memory_killer(runner, tmp_path):
+    """The hard CPU limit's SIGKILL, seen through bwrap: the CPU time the run used (its waited-for
+    descendants included) says it was the time limit."""
+    result = run(runner, tmp_path, "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
+                 "while True:\n    pass\n", Limits(time_s=60, cpu_s=1, memory_mb=256))
+    assert result.timed_out is True and result.cpu_s >= 1
+    assert not result.memory_killed
+
+
 def test_memory_limit_raises_memory_error(runner, tmp_path):
     result = run(runner, tmp_path, "x = bytearray(1024 ** 3)\n")
     assert result.exit_code == 1
