@@ -13,6 +13,7 @@ import {
   type StartKind,
   type ToWorker,
 } from "./protocol";
+import { writeArchive } from "./archive";
 import * as kernels from "./kernels.mjs";
 import { SITE_FILES } from "./site_files";
 import { fetchManifest, fetchSnapshot, firstLine, type Manifest, snapshotMismatch, SnapshotUnfit } from "./snapshot";
@@ -180,17 +181,16 @@ type LoadPyodide = (options: object) => Promise<PyodideAPI>;
 async function init(id: number, config: InitConfig): Promise<void> {
   stage("runtime", "start");
   const wheelBytes = fetchWheel(config.wheelUrl);
-  const bytecode = fetchBytecode(config.bytecodeUrl);
   const manifest = fetchManifest(config.snapshotManifestUrl);
   const pyodide = (await import(/* @vite-ignore */ `${config.pyodideUrl}pyodide.mjs`)) as { loadPyodide: LoadPyodide; version: string };
   const restoreFetch = watchStdlibDownload();
-  let started: { runtime: PyodideAPI; start: StartKind };
+  let started: Started;
   try {
     started = await startPython(pyodide, config, manifest, wheelBytes);
   } finally {
     restoreFetch();
   }
-  const { runtime, start } = started;
+  const { runtime, start, bytecode } = started;
   runtime.setStdout(writer("stdout"));
   runtime.setStderr(writer("stderr"));
   if (config.interruptBuffer) {
@@ -206,18 +206,26 @@ async function init(id: number, config: InitConfig): Promise<void> {
   post({ type: "ready", id, versions: { ...versions, pyodide: runtime.version }, start });
 }
 
+/** A started Python, how it started, and kael's precompiled modules where a normal start needs them. */
+interface Started {
+  runtime: PyodideAPI;
+  start: StartKind;
+  bytecode: Promise<ArrayBuffer | null>;
+}
+
 /**
  * Pyodide restored from the build's memory snapshot when it fits this page (the manifest names
  * this Pyodide, its build, this environment, this wheel and these site files, and the bytes
  * arrive whole), else
- * started normally; the reason it was not restored is logged and returned.
+ * started normally; the reason it was not restored is logged and returned. Only a normal start
+ * fetches kael's precompiled modules: a restored heap has every kael module imported already.
  */
 async function startPython(
   pyodide: { loadPyodide: LoadPyodide; version: string },
   config: InitConfig,
   manifest: Promise<Manifest | string>,
   wheel: Promise<ArrayBuffer>,
-): Promise<{ runtime: PyodideAPI; start: StartKind }> {
+): Promise<Started> {
   const options = { indexURL: config.pyodideUrl, env: { ...ENV }, checkAPIVersion: true };
   const page = { version: pyodide.version, pyodideUrl: config.pyodideUrl, wheel, env: ENV, objects: Object.keys(OBJECTS) };
   let reason = await snapshotMismatch(await manifest, page);
@@ -229,13 +237,14 @@ async function startPython(
       const runtime = await pyodide.loadPyodide({ ...options, _loadSnapshot: bytes, _snapshotDeserializer: deserialize });
       const restoreMs = performance.now() - began;
       console.info(`kael playground: Python restored from the memory snapshot in ${Math.round(restoreMs)} ms`);
-      return { runtime, start: { kind: "snapshot", restoreMs } };
+      return { runtime, start: { kind: "snapshot", restoreMs }, bytecode: Promise.resolve(null) };
     } catch (error) {
       reason = error instanceof SnapshotUnfit ? error.message : `the snapshot did not load: ${firstLine(error)}`;
     }
   }
   console.warn(`kael playground: a normal start, not from the memory snapshot: ${reason}`);
-  return { runtime: await pyodide.loadPyodide(options), start: { kind: "normal", reason } };
+  const bytecode = fetchBytecode(config.bytecodeUrl); // fetched while Pyodide starts
+  return { runtime: await pyodide.loadPyodide(options), start: { kind: "normal", reason }, bytecode };
 }
 
 function deserialize(name: unknown): object {
@@ -246,14 +255,15 @@ function deserialize(name: unknown): object {
 
 /**
  * kael's files where Python looks for them (a restored snapshot has kael imported already, but
- * tracebacks, inspect and the tests read the sources), then kael and playground imported, or
+ * tracebacks, inspect and the tests read the sources) and, on a normal start, its precompiled
+ * modules, both written from JavaScript (archive.ts); then kael and playground imported, or
  * (from a snapshot) the state that must not be the build's: `random`'s seed.
  */
 function installKael(runtime: PyodideAPI, start: StartKind, wheel: ArrayBuffer, compiled: ArrayBuffer | null) {
   const site = runtime.runPython("import sysconfig; sysconfig.get_paths()['purelib']") as string;
-  runtime.unpackArchive(wheel, "wheel", { extractDir: site });
+  writeArchive(runtime.FS, site, wheel);
   try {
-    if (compiled) runtime.unpackArchive(compiled, "zip", { extractDir: site });
+    if (compiled) writeArchive(runtime.FS, site, compiled);
   } catch (error) {
     console.warn("kael's precompiled modules could not be unpacked; compiling from source", error);
   }
@@ -264,6 +274,8 @@ function installKael(runtime: PyodideAPI, start: StartKind, wheel: ArrayBuffer, 
   }
   return JSON.parse(
     runtime.runPython(`
+import importlib
+importlib.invalidate_caches()  # the files written from JavaScript: import finders list folders afresh
 import json, random, sys, kael, playground
 ${start.kind === "snapshot" ? "random.seed()  # the snapshot holds the build's state of random" : ""}
 playground.install_display_hook()
