@@ -220,6 +220,7 @@ bench: setup wheel web
 	$(PY) tests/bench/run.py
 	$(PY) tests/bench/grading.py
 	$(PY) tests/bench/page_ready.py
+	node tests/bench/node_start.mjs
 
 # Mutation score of every exercise: Cosmic Ray's operators mutate each reference solution, the
 # real harness grades every mutant (minutes, not part of `make test`; tests/exercises grades a
