@@ -160,6 +160,8 @@ def test_cpu_limit_counts_as_timed_out(runner, tmp_path):
 def test_a_program_ignoring_sigxcpu_in_the_sandbox_is_a_time_limit_not_the_memory_killer(runner, tmp_path):
     """The hard CPU limit's SIGKILL, seen through bwrap: the CPU time the run used (its waited-for
     descendants included) says it was the time limit."""
+    if runner.cgroups is None or (runner.cgroups.version == 1 and runner.cgroups.cpu_base is None):
+        pytest.skip("this host gives the judge no cgroup that counts CPU time")
     result = run(runner, tmp_path, "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
                  "while True:\n    pass\n", Limits(time_s=60, cpu_s=1, memory_mb=256))
     assert result.timed_out is True and result.cpu_s >= 1
