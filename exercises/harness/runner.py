@@ -141,7 +141,7 @@ class LocalRunner:
 
 
 def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=None,
-                output_cap=None, on_start=None, decode=None, pass_fds=()) -> RunResult:
+                output_cap=None, on_start=None, decode=None, pass_fds=(), cpu_used=None) -> RunResult:
     """Run ``command`` in its own session within ``limits.time_s`` (wall clock) and an output
     cap per stream; the whole process group is killed at the deadline, on an output flood and
     at the end. Shared by every runner: ``LocalRunner`` here and the server's sandbox.
@@ -150,7 +150,10 @@ def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=No
     cancellation); ``decode(returncode) -> (exit_code, signal)`` lets a wrapper such as
     bubblewrap report its child's death. A SIGKILL the runner sent for an output flood is
     reported as ``output_truncated`` with no signal, so that it is not taken for the memory
-    killer. ``pass_fds``: descriptors the process inherits (e.g. a wrapper's own input)."""
+    killer. ``pass_fds``: descriptors the process inherits (e.g. a wrapper's own input).
+    ``cpu_used() -> seconds or None``: the CPU time of every process of the run so far (the
+    sandbox's cgroup counts it); the run is stopped as timed out once that reaches the CPU
+    budget, which RLIMIT_CPU alone bounds per process only (a run that forks has one each)."""
     cap = limits.output_bytes if output_cap is None else min(limits.output_bytes, output_cap)
     start = time.monotonic()
     proc = subprocess.Popen(
@@ -168,7 +171,8 @@ def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=No
     if on_start is not None:
         on_start(proc)
     try:
-        out, err, truncated, timed_out = _communicate(proc, stdin, start + limits.time_s, cap)
+        budget = (limits.cpu_seconds, cpu_used) if cpu_used is not None else None
+        out, err, truncated, timed_out = _communicate(proc, stdin, start + limits.time_s, cap, budget)
     finally:
         kill_group(proc)
         cpu = _reap(proc)
@@ -202,6 +206,12 @@ def cpu_limit_reached(sig, cpu_s, limits) -> bool:
     return sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s is not None and cpu_s >= limits.cpu_seconds)
 
 
+def _over_budget(budget) -> bool:
+    seconds, cpu_used = budget
+    used = cpu_used()
+    return used is not None and used >= seconds
+
+
 def _exited(proc) -> bool:
     """True once ``proc`` has ended; it is left unreaped (WNOWAIT) for ``_reap`` to read its CPU time."""
     if proc.returncode is not None:
@@ -227,6 +237,7 @@ def _reap(proc) -> float | None:
 
 
 EXIT_GRACE_S = 0.25
+CPU_CHECK_S = 0.1  # how often a run's CPU time is read, where it can be (run_process's cpu_used)
 
 
 def kill_group(proc):
@@ -237,9 +248,10 @@ def kill_group(proc):
         pass
 
 
-def _communicate(proc, stdin, deadline, cap):
+def _communicate(proc, stdin, deadline, cap, budget=None):
     """Feed stdin, read stdout and stderr up to ``cap`` bytes each until both close or the
-    deadline passes (then the group is killed)."""
+    deadline passes, or (``budget``: the CPU seconds allowed and how to read those used) the
+    run's CPU time reaches its budget; then the group is killed."""
     try:
         if stdin:
             proc.stdin.write(stdin)
@@ -255,11 +267,16 @@ def _communicate(proc, stdin, deadline, cap):
         os.set_blocking(f.fileno(), False)
         sel.register(f, selectors.EVENT_READ)
     exited_at = None
+    next_cpu_check = 0.0
     try:
         while sel.get_map():
             now = time.monotonic()
             remaining = deadline - now
-            if remaining <= 0:
+            over = False
+            if budget is not None and exited_at is None and now >= next_cpu_check:
+                next_cpu_check = now + CPU_CHECK_S
+                over = _over_budget(budget)
+            if remaining <= 0 or over:
                 timed_out = True
                 kill_group(proc)
                 break

@@ -238,6 +238,7 @@ class SandboxRunner:
                 env=self.wrapper_env(limits, group, tmp_size),
                 output_cap=self.output_cap, on_start=register, decode=_decode,
                 pass_fds=(args_r, filter_r, *task_files.values()),
+                cpu_used=group.cpu_seconds if group is not None else None,
             )
         finally:
             for fd in (args_r, filter_r):

@@ -255,7 +255,9 @@ HOSTILE = {
 def server(tmp_path_factory):
     needs_sandbox()
     root = tmp_path_factory.mktemp("hostile")
-    write_exercise(root / "exercises", 1, "adder", time_limit_s=5, memory_mb=256)
+    # 3 s of CPU (9 s by the clock): the honest programs here use a fraction of a second, and the
+    # ones that must time out (a busy loop, a sleep) take that long each
+    write_exercise(root / "exercises", 1, "adder", time_limit_s=3, memory_mb=256)
     env = {"KAEL_DATA_DIR": str(root / "data"), "KAEL_EXERCISES_DIR": str(root / "exercises"),
            "KAEL_WEB_DIST": str(root / "no-dist"), "KAEL_ADMIN_TOKEN": ADMIN_TOKEN,
            "KAEL_RATE_LIMIT": "0/60", "KAEL_ADDRESS_RATE_LIMIT": "0/60", "KAEL_CLIENT_PENDING": "0",

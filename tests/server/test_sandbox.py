@@ -168,6 +168,18 @@ def test_a_program_ignoring_sigxcpu_in_the_sandbox_is_a_time_limit_not_the_memor
     assert not result.memory_killed
 
 
+def test_the_cpu_budget_is_the_whole_runs_not_each_processes(runner, tmp_path):
+    """RLIMIT_CPU gives every process its own budget: four busy processes would use four times
+    the run's. The run's cgroup counts them together, and the run stops once they used it."""
+    if runner.cgroups is None or (runner.cgroups.version == 1 and runner.cgroups.cpu_base is None):
+        pytest.skip("this host gives the judge no cgroup that counts CPU time")
+    result = run(runner, tmp_path, "import os\nfor _ in range(3):\n    if os.fork() == 0:\n        break\n"
+                 "while True:\n    pass\n", Limits(time_s=120, cpu_s=2, memory_mb=256))
+    assert result.timed_out is True
+    assert 2 <= result.cpu_s < 6, result.cpu_s  # 8 s if each process had only its own RLIMIT_CPU
+    assert_gone(runner.uid)
+
+
 def test_memory_limit_raises_memory_error(runner, tmp_path):
     result = run(runner, tmp_path, "x = bytearray(1024 ** 3)\n")
     assert result.exit_code == 1
