@@ -157,11 +157,15 @@ def test_cpu_limit_counts_as_timed_out(runner, tmp_path):
     assert result.signal in (signal.SIGXCPU, signal.SIGKILL)
 
 
+def needs_cpu_counting(runner):
+    if runner.cgroups is None or (runner.cgroups.version == 1 and runner.cgroups.cpu_base is None):
+        pytest.skip("this host gives the judge no cgroup that counts CPU time")
+
+
 def test_a_program_ignoring_sigxcpu_in_the_sandbox_is_a_time_limit_not_the_memory_killer(runner, tmp_path):
     """The hard CPU limit's SIGKILL, seen through bwrap: the CPU time the run used (its waited-for
     descendants included) says it was the time limit."""
-    if runner.cgroups is None or (runner.cgroups.version == 1 and runner.cgroups.cpu_base is None):
-        pytest.skip("this host gives the judge no cgroup that counts CPU time")
+    needs_cpu_counting(runner)
     result = run(runner, tmp_path, "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
                  "while True:\n    pass\n", Limits(time_s=60, cpu_s=1, memory_mb=256))
     assert result.timed_out is True and result.cpu_s >= 1
@@ -171,8 +175,7 @@ def test_a_program_ignoring_sigxcpu_in_the_sandbox_is_a_time_limit_not_the_memor
 def test_the_cpu_budget_is_the_whole_runs_not_each_processes(runner, tmp_path):
     """RLIMIT_CPU gives every process its own budget: four busy processes would use four times
     the run's. The run's cgroup counts them together, and the run stops once they used it."""
-    if runner.cgroups is None or (runner.cgroups.version == 1 and runner.cgroups.cpu_base is None):
-        pytest.skip("this host gives the judge no cgroup that counts CPU time")
+    needs_cpu_counting(runner)
     result = run(runner, tmp_path, "import os\nfor _ in range(3):\n    if os.fork() == 0:\n        break\n"
                  "while True:\n    pass\n", Limits(time_s=120, cpu_s=2, memory_mb=256))
     assert result.timed_out is True
