@@ -2,8 +2,8 @@
 bytecode the build compiled (web/scripts/precompile.mjs), checked-hash .pyc files that Python
 validates against their sources, not compiled from source on every load. (The page falls back to
 the sources silently, so only a test sees the bytecode go missing.) A start from the memory
-snapshot has every module imported already: it fetches no bytecode, and writes kael's sources
-(for tracebacks and inspect) from JavaScript."""
+snapshot has every module imported already: it fetches no bytecode, only kael's sources (for
+tracebacks and inspect)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def test_a_normal_start_imports_kael_from_the_builds_checked_bytecode(browser, b
 
 
 # After a restore: kael's modules came from the heap; its sources are on disk for tracebacks and
-# inspect (written from JavaScript, archive.ts), its bytecode is not (nothing would read it).
+# inspect, its bytecode is not (nothing would read it).
 SOURCES = """import inspect, os, sys, traceback, kael
 mods = [m for name, m in sorted(sys.modules.items()) if name == "kael" or name.startswith("kael.")]
 sources = [m.__name__ for m in mods if m.__spec__.origin and os.path.exists(m.__spec__.origin)]

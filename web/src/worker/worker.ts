@@ -13,7 +13,6 @@ import {
   type StartKind,
   type ToWorker,
 } from "./protocol";
-import { writeArchive } from "./archive";
 import * as kernels from "./kernels.mjs";
 import { SITE_FILES } from "./site_files";
 import { fetchManifest, fetchSnapshot, firstLine, type Manifest, snapshotMismatch, SnapshotUnfit } from "./snapshot";
@@ -256,14 +255,14 @@ function deserialize(name: unknown): object {
 /**
  * kael's files where Python looks for them (a restored snapshot has kael imported already, but
  * tracebacks, inspect and the tests read the sources) and, on a normal start, its precompiled
- * modules, both written from JavaScript (archive.ts); then kael and playground imported, or
- * (from a snapshot) the state that must not be the build's: `random`'s seed.
+ * modules; then kael and playground imported, or (from a snapshot) the state that must not be
+ * the build's: `random`'s seed.
  */
 function installKael(runtime: PyodideAPI, start: StartKind, wheel: ArrayBuffer, compiled: ArrayBuffer | null) {
   const site = runtime.runPython("import sysconfig; sysconfig.get_paths()['purelib']") as string;
-  writeArchive(runtime.FS, site, wheel);
+  runtime.unpackArchive(wheel, "wheel", { extractDir: site });
   try {
-    if (compiled) writeArchive(runtime.FS, site, compiled);
+    if (compiled) runtime.unpackArchive(compiled, "zip", { extractDir: site });
   } catch (error) {
     console.warn("kael's precompiled modules could not be unpacked; compiling from source", error);
   }
@@ -274,8 +273,6 @@ function installKael(runtime: PyodideAPI, start: StartKind, wheel: ArrayBuffer, 
   }
   return JSON.parse(
     runtime.runPython(`
-import importlib
-importlib.invalidate_caches()  # the files written from JavaScript: import finders list folders afresh
 import json, random, sys, kael, playground
 ${start.kind === "snapshot" ? "random.seed()  # the snapshot holds the build's state of random" : ""}
 playground.install_display_hook()
