@@ -9,8 +9,8 @@ group also counts the CPU time of all the run's processes, which tells the hard 
 SIGKILL (Time Limit Exceeded) from any other.
 
 cgroup v2 where the host has it (one unified hierarchy); otherwise the v1 ``memory`` and
-``pids`` controllers (and ``cpuacct`` where mounted), each in a ``kael-judge`` folder below this process's own group. Where
-neither is writable, ``CgroupManager.detect`` returns None and the sandbox falls back to the
+``pids`` controllers (and ``cpuacct`` where mounted), each in a ``kael-judge`` folder below this
+process's own group. Where neither is writable, ``CgroupManager.detect`` returns None and the sandbox falls back to the
 per-process limits alone (said once in the log and by ``/api/health``).
 """
 
