@@ -10,16 +10,20 @@ methods see.
 
 from __future__ import annotations
 
+import weakref
+
 from ..backend import get_backend
 from ..tensor import Tensor, _no_grad_view, _wrap
 from .grad_mode import state as _grad_state
 from .meta import AutogradMeta
-from .node import FunctionNode, NodeInput
+from .node import AccumulateGrad, FunctionNode, NodeInput
 from .outputs import record_outputs
 from .source import here
 from .source import state as _source
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+_ref = weakref.ref
 
 B = get_backend()
 
@@ -168,9 +172,13 @@ def node_input(t, meta, dtype) -> NodeInput:
     if meta is not None and meta.requires_grad:
         edge = meta.grad_fn
         if edge is None:
-            ref = meta.accumulator  # the leaf's live AccumulateGrad, without a call (as get_accumulator)
-            edge = ref() if ref is not None and type(meta) is AutogradMeta else None
-            if edge is None:
+            if type(meta) is AutogradMeta:  # meta.get_accumulator(t) written out: once per leaf per op
+                ref = meta.accumulator
+                edge = ref() if ref is not None else None
+                if edge is None:
+                    edge = AccumulateGrad(t)
+                    meta.accumulator = _ref(edge)
+            else:
                 edge = meta.get_accumulator(t)
         return NodeInput(edge, B.shape(data), dtype)
     return NodeInput(None, B.shape(data), dtype)

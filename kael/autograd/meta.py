@@ -6,6 +6,8 @@ import weakref
 
 from .node import AccumulateGrad
 
+_ref = weakref.ref
+
 __all__ = ["AutogradMeta", "NoGradViewMeta"]
 
 
@@ -27,10 +29,11 @@ class AutogradMeta:
 
     def get_accumulator(self, tensor) -> AccumulateGrad:
         """The leaf's AccumulateGrad, created on first use and shared while it lives."""
-        acc = self.accumulator() if self.accumulator is not None else None
+        ref = self.accumulator
+        acc = ref() if ref is not None else None
         if acc is None:
             acc = AccumulateGrad(tensor)
-            self.accumulator = weakref.ref(acc)
+            self.accumulator = _ref(acc)
         return acc
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 
 from .hooks import PLAIN_HOOK, hook_phase, run_tensor_hooks
-from .saved import SavedTensor
+from .saved import save
 from .source import describe
 
 __all__ = ["Node", "NodeInput", "FunctionNode", "AccumulateGrad"]
@@ -162,7 +162,7 @@ class FunctionNode(Node):
 
     # -- ctx API ---------------------------------------------------------------------------------
     def save_for_backward(self, *tensors):
-        self._saved = [None if t is None else SavedTensor(t, self) for t in tensors]
+        self._saved = [None if t is None else save(t, self) for t in tensors]
 
     @property
     def saved_tensors(self) -> tuple:
@@ -277,7 +277,9 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable):
-        Node.__init__(self, ())
+        self.inputs = ()  # Node.__init__, written out: a leaf's first use in every op builds one
+        self._pre_hooks = None
+        self._hooks = None
         self.variable = variable
 
     def run_hooks(self, grad):

@@ -15,7 +15,7 @@ from ..size import Size
 from .source import describe, modification_of
 from .source import state as _source
 
-__all__ = ["SavedTensor", "saved_tensors_hooks", "save_on_cpu", "saving_node"]
+__all__ = ["SavedTensor", "save", "saved_tensors_hooks", "save_on_cpu", "saving_node"]
 
 
 class _HookStack(threading.local):
@@ -32,6 +32,7 @@ def saving_node():
 
 _hooks = _HookStack()
 _B = get_backend()
+_new = object.__new__
 
 
 class saved_tensors_hooks:
@@ -70,7 +71,8 @@ _DETACHED = (
 
 
 class SavedTensor:
-    """A tensor saved by ``node`` for its backward, checked against in-place changes.
+    """A tensor saved by ``node`` for its backward (made by ``save(tensor, node)``), checked
+    against in-place changes.
 
     Without hooks it keeps the backend array the tensor had at save time (``_array``), from which
     its shape, dtype and size are read when asked, so saving makes no backend call (and
@@ -82,33 +84,18 @@ class SavedTensor:
 
     __slots__ = ("_data", "_array", "_storage", "_version", "_node", "_hook", "_where", "_history")
 
-    def __init__(self, tensor, node):
-        storage = tensor._storage
-        version = storage.version
-        if version is None:
-            raise RuntimeError("Inference tensors cannot be saved for backward")
-        self._storage = storage
-        self._version = version
-        meta = tensor._meta  # an input with history: detach_() of it before backward is refused
-        self._history = meta if meta is not None and meta.grad_fn is not None else None
-        self._node = type(node)  # for node.name(), without holding the node
-        # the line that recorded the node (one frame lookup per node, made by Function.apply)
-        self._where = node.__dict__.get("_where") if _source.enabled else None
-        if _hooks.stack:
-            pack, unpack = _hooks.stack[-1]
-            outer, _hooks.saving = _hooks.saving, node
-            try:
-                packed = pack(tensor)
-            finally:
-                _hooks.saving = outer
-            data = tensor._data
-            self._hook = (packed, unpack, _B.shape(data), _B.dtype(data))
-            self._data = None
-            self._array = None
-        else:
-            self._hook = None
-            self._array = tensor._data
-            self._data = tensor if meta is not None and meta.requires_grad else tensor.detach()
+    def _pack(self, tensor, node):
+        """Keep what the innermost pack hook makes of ``tensor``, and its shape and dtype."""
+        pack, unpack = _hooks.stack[-1]
+        outer, _hooks.saving = _hooks.saving, node
+        try:
+            packed = pack(tensor)
+        finally:
+            _hooks.saving = outer
+        data = tensor._data
+        self._hook = (packed, unpack, _B.shape(data), _B.dtype(data))
+        self._data = None
+        self._array = None
 
     @property
     def _packed(self):
@@ -164,3 +151,32 @@ class SavedTensor:
         if self._hook is not None:
             return self._hook[1](self._hook[0])
         return self._data
+
+
+def save(tensor, node) -> SavedTensor:
+    """``tensor`` saved by ``node`` for its backward: kept as it is (or detached), or packed by the
+    innermost saved-tensor hook. A function, not ``SavedTensor.__init__``: saving is on the path
+    of every recorded mul, and a plain call is the cheapest way to build one."""
+    saved = _new(SavedTensor)
+    storage = tensor._storage
+    version = saved._version = storage.version
+    if version is None:
+        raise RuntimeError("Inference tensors cannot be saved for backward")
+    saved._storage = storage
+    saved._node = type(node)  # for node.name(), without holding the node
+    # the line that recorded the node (one frame lookup per node, made by Function.apply)
+    saved._where = node.__dict__.get("_where") if _source.enabled else None
+    meta = tensor._meta  # an input with history: detach_() of it before backward is refused
+    if _hooks.stack:
+        saved._history = meta if meta is not None and meta.grad_fn is not None else None
+        saved._pack(tensor, node)
+        return saved
+    saved._hook = None
+    saved._array = tensor._data
+    if meta is None:
+        saved._history = None
+        saved._data = tensor.detach()
+    else:
+        saved._history = meta if meta.grad_fn is not None else None
+        saved._data = tensor if meta.requires_grad else tensor.detach()
+    return saved

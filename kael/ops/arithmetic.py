@@ -11,7 +11,7 @@ from ..autograd.function import Function, node_input
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.meta import AutogradMeta, NoGradViewMeta
 from ..autograd.node import NodeInput
-from ..autograd.saved import SavedTensor
+from ..autograd.saved import save
 from ..autograd.saved import _hooks as _saved_hooks
 from ..autograd.source import here
 from ..autograd.source import state as _source
@@ -185,8 +185,8 @@ def _recorder(cls, op):
             node._where = here()  # for the second-backward error (kael.autograd.set_detect_source)
         if saves is not None:
             first, second = saves(a if a is not None else _wrap(da), b if b is not None else _wrap(db), needs)
-            node._saved = [None if first is None else SavedTensor(first, node),
-                           None if second is None else SavedTensor(second, node)]
+            node._saved = [None if first is None else save(first, node),
+                           None if second is None else save(second, node)]
         out = _wrap(binary(op, da, db))
         out._meta = AutogradMeta(True, node)
         return out

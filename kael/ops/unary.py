@@ -12,7 +12,7 @@ from .. import dtype as dt
 from ..autograd.function import Function, record_unary, unary_node
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.meta import AutogradMeta
-from ..autograd.saved import SavedTensor
+from ..autograd.saved import save
 from ..autograd.saved import _hooks as _saved_hooks
 from ..tensor import B, Tensor, _wrap
 from ._util import not_implemented, raw_binary, reduce_grad
@@ -255,7 +255,7 @@ def _record_kernel(cls, a, data, dtype):
     forward call and no switch of grad mode (a backend kernel records nothing)."""
     node = unary_node(cls, a, dtype)
     out = _wrap(B.unary(cls.kernel, data))
-    node._saved = [SavedTensor(out if cls.saved_names == _RESULT else a, node)]  # out: no history yet, kept detached
+    node._saved = [save(out if cls.saved_names == _RESULT else a, node)]  # out: no history yet, kept detached
     out._meta = AutogradMeta(True, node)
     return out
 
