@@ -30,10 +30,11 @@ from .report import (
     ACCEPTED,
     make_report,
     decide,
+    time_limit_message,
     syntax_report,
     test_entry,
 )
-from .runner import LocalRunner
+from .runner import CPU, LocalRunner
 
 __all__ = ["grade", "HarnessError", "reference_outcomes", "run_child", "clear_cache"]
 
@@ -104,7 +105,12 @@ def grade(exercise, code: str, runner=None, public_only: bool = False, *, limits
     crashed = None if timed_out else run.crash_message()
     if crashed and crashed_in is not None:
         crashed += f" while {crashed_in} was running"
-    verdict, message = decide(tests, timed_out=timed_out, memory=run.out_of_memory, crashed=crashed)
+    time_limit = None
+    if timed_out:
+        r = run.result
+        limit = r.limit or (CPU if r.signal == getattr(signal, "SIGXCPU", None) else None)
+        time_limit = time_limit_message(limit, r.cpu_s, r.duration_s, limits.cpu_seconds)
+    verdict, message = decide(tests, time_limit=time_limit, memory=run.out_of_memory, crashed=crashed)
     backend = run.ready.get("backend") if run.ready else None
     report = make_report(
         exercise.id, verdict, message, tests,

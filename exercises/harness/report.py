@@ -30,6 +30,7 @@ from .vocabulary import (  # the one home of these names: verdicts.json
 __all__ = [
     "ACCEPTED", "WRONG_ANSWER", "RUNTIME_ERROR", "TIME_LIMIT", "MEMORY_LIMIT", "SYNTAX_ERROR",
     "VERDICTS", "SCHEMA", "check_syntax", "make_report", "syntax_report", "decide", "format_text",
+    "time_limit_message", "WALL_STOPPED", "CPU_USED",
 ]
 
 SCHEMA = 1
@@ -49,13 +50,30 @@ def summarize(tests: list) -> dict:
     return counts
 
 
-def decide(tests: list, *, timed_out=False, memory=False, crashed=None) -> tuple:
+WALL_STOPPED = "the program was stopped by the wall clock"
+CPU_USED = "the program used all of its"
+
+
+def time_limit_message(limit, cpu_s, duration_s, cpu_budget) -> str:
+    """Which time limit stopped a run: its CPU budget (``limit == "cpu"``), or the wall clock
+    (``"wall"``), with the CPU time it had used. The two need different fixes: less work, or no waiting."""
+    if limit == "wall":
+        return (f"{WALL_STOPPED} after {duration_s:.1f} s, having used "
+                f"{cpu_s:.1f} s of its {cpu_budget} s of CPU time: it was waiting (a sleep, input, "
+                "a lock), not computing")
+    if limit == "cpu":
+        return f"{CPU_USED} {cpu_budget} s of CPU time without finishing"
+    return "the program did not finish within the time limit"  # a runner that does not say which
+
+
+def decide(tests: list, *, time_limit=None, memory=False, crashed=None) -> tuple:
     """``(verdict, message)`` from the per-test results and what happened to the process.
 
-    Order: time limit, memory limit, runtime error (a test errored or the process ended
-    abnormally: ``crashed`` says how), wrong answer, accepted."""
-    if timed_out:
-        return TIME_LIMIT, "the program did not finish within the time limit"
+    Order: time limit (``time_limit``: the message that says which), memory limit, runtime
+    error (a test errored or the process ended abnormally: ``crashed`` says how), wrong answer,
+    accepted."""
+    if time_limit:
+        return TIME_LIMIT, time_limit
     if memory:
         return MEMORY_LIMIT, "the program ran out of memory"
     if crashed:

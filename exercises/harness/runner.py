@@ -22,15 +22,20 @@ from pathlib import Path
 from typing import Mapping, Protocol
 
 __all__ = ["Limits", "RunResult", "Runner", "LocalRunner", "kael_parent_dir", "run_process", "kill_group",
-           "cpu_limit_reached"]
+           "cpu_limit_reached", "run_queue_wait", "CPU", "WALL", "WAIT_FACTOR"]
+
+CPU, WALL = "cpu", "wall"  # the limit that stopped a run (RunResult.limit)
+WAIT_FACTOR = 10  # a deadline moves by the run's wait for a CPU, up to this many times time_s
 
 
 @dataclass(frozen=True)
 class Limits:
     """Resource limits for one run of the child.
 
-    ``time_s``: wall-clock deadline for the whole run, interpreter start included; at the
-    deadline the whole process group is killed. ``cpu_s``: CPU seconds (RLIMIT_CPU, rounded up
+    ``time_s``: wall-clock deadline for the whole run, interpreter start included, moved by the
+    time the run waited for a CPU (up to ``WAIT_FACTOR`` times ``time_s``): it stops a program
+    that waits for something else (a sleep, input, a lock). At the deadline the whole process
+    group is killed. ``cpu_s``: CPU seconds (RLIMIT_CPU, rounded up
     to whole seconds); a run that used them up timed out, whatever the wall clock said. An
     exercise's limits give the statement's time as ``cpu_s`` and a multiple of it as
     ``time_s`` (``catalog.WALL_FACTOR``), so that a busy machine slows a run without failing it.
@@ -59,7 +64,9 @@ class RunResult:
     wall-clock deadline (or the kernel did, for the CPU limit: SIGXCPU/SIGKILL after RLIMIT_CPU
     count as timed out only when the runner knows it, so the harness also treats SIGXCPU as a
     time limit; a SIGKILL after the whole CPU budget was used is the hard CPU limit, a time
-    limit too)."""
+    limit too). ``limit`` names the limit that stopped it: ``CPU`` (its budget used) or
+    ``WALL`` (the deadline, with CPU time to spare); ``waited_s`` is how long the run was ready
+    to run but waited for a CPU (where the runner can tell), by which its deadline moved."""
 
     exit_code: int | None
     signal: int | None
@@ -70,6 +77,8 @@ class RunResult:
     duration_s: float = 0.0
     memory_killed: bool = False  # a runner that can tell (cgroup OOM) says so here
     cpu_s: float = 0.0  # CPU seconds (user + system) of the process and the descendants it waited for
+    limit: str | None = None
+    waited_s: float = 0.0
 
 
 class Runner(Protocol):
@@ -141,10 +150,12 @@ class LocalRunner:
 
 
 def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=None,
-                output_cap=None, on_start=None, decode=None, pass_fds=(), cpu_used=None) -> RunResult:
-    """Run ``command`` in its own session within ``limits.time_s`` (wall clock) and an output
-    cap per stream; the whole process group is killed at the deadline, on an output flood and
-    at the end. Shared by every runner: ``LocalRunner`` here and the server's sandbox.
+                output_cap=None, on_start=None, decode=None, pass_fds=(), cpu_used=None,
+                waited=None) -> RunResult:
+    """Run ``command`` in its own session within ``limits.time_s`` (wall clock, moved by the
+    time the run waited for a CPU) and an output cap per stream; the whole process group is
+    killed at the deadline, on an output flood and at the end. Shared by every runner:
+    ``LocalRunner`` here and the server's sandbox.
 
     ``on_start(proc)`` is called once the process exists (e.g. to register it for
     cancellation); ``decode(returncode) -> (exit_code, signal)`` lets a wrapper such as
@@ -153,7 +164,9 @@ def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=No
     killer. ``pass_fds``: descriptors the process inherits (e.g. a wrapper's own input).
     ``cpu_used() -> seconds or None``: the CPU time of every process of the run so far (the
     sandbox's cgroup counts it); the run is stopped as timed out once that reaches the CPU
-    budget, which RLIMIT_CPU alone bounds per process only (a run that forks has one each)."""
+    budget, which RLIMIT_CPU alone bounds per process only (a run that forks has one each).
+    ``waited() -> seconds or None``: how long the run waited for a CPU so far (default: the
+    started process's own threads, from the kernel's scheduler statistics)."""
     cap = limits.output_bytes if output_cap is None else min(limits.output_bytes, output_cap)
     start = time.monotonic()
     proc = subprocess.Popen(
@@ -170,9 +183,11 @@ def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=No
     )
     if on_start is not None:
         on_start(proc)
+    if waited is None:
+        waited = lambda: run_queue_wait(_threads(proc.pid))  # noqa: E731
+    watch = _Watch(start, limits, cpu_used, waited)
     try:
-        budget = (limits.cpu_seconds, cpu_used) if cpu_used is not None else None
-        out, err, truncated, timed_out = _communicate(proc, stdin, start + limits.time_s, cap, budget)
+        out, err, truncated, timed_out = _communicate(proc, stdin, watch, cap)
     finally:
         kill_group(proc)
         cpu = _reap(proc)
@@ -183,8 +198,9 @@ def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=No
     else:
         sig = -code if code is not None and code < 0 else None
         exit_code = None if sig is not None else code
+    limit = watch.limit if timed_out else None
     if cpu_limit_reached(sig, cpu, limits):
-        timed_out = True  # RLIMIT_CPU (its soft limit, or its hard one): a time limit, not a crash
+        timed_out, limit = True, CPU  # RLIMIT_CPU (its soft limit, or its hard one): a time limit, not a crash
     elif truncated and sig == signal.SIGKILL and not timed_out:
         sig = None  # we killed it for flooding the output
     return RunResult(
@@ -196,6 +212,8 @@ def run_process(command, limits, *, stdin=b"", cwd=None, env=None, preexec_fn=No
         output_truncated=truncated,
         duration_s=duration,
         cpu_s=cpu or 0.0,
+        limit=limit,
+        waited_s=watch.waited_s,
     )
 
 
@@ -206,10 +224,66 @@ def cpu_limit_reached(sig, cpu_s, limits) -> bool:
     return sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s is not None and cpu_s >= limits.cpu_seconds)
 
 
-def _over_budget(budget) -> bool:
-    seconds, cpu_used = budget
-    used = cpu_used()
-    return used is not None and used >= seconds
+def run_queue_wait(tids) -> float | None:
+    """The longest time one of the threads ``tids`` was ready to run but waited for a CPU, in
+    seconds (the second field of ``/proc/<tid>/schedstat``); None where the kernel does not say.
+    Sleeping, reading input or waiting for a lock is not counted: only a busy machine's wait."""
+    longest = None
+    for tid in tids:
+        try:
+            with open(f"/proc/{tid}/schedstat", "rb") as f:
+                wait = int(f.read().split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
+            continue
+        longest = wait if longest is None or wait > longest else longest
+    return longest
+
+
+def _threads(pid) -> list:
+    try:
+        return os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+
+
+def _deadline(start, limits, waited_s) -> float:
+    """The wall-clock deadline of a run started at ``start`` that has waited ``waited_s``
+    seconds for a CPU: ``time_s`` later, moved by that wait up to ``WAIT_FACTOR * time_s``."""
+    return start + limits.time_s + min(waited_s, WAIT_FACTOR * limits.time_s)
+
+
+class _Watch:
+    """When a run must stop: once its CPU time reaches its budget (``cpu_used``, where it can be
+    counted), or at its wall deadline, moved by the time it waited for a CPU (``waited``). Both
+    are read every ``CPU_CHECK_S``. ``limit`` names the limit that stopped it."""
+
+    def __init__(self, start, limits, cpu_used, waited):
+        self.start = start
+        self.limits = limits
+        self.cpu_used = cpu_used
+        self.waited = waited
+        self.waited_s = 0.0
+        self.limit = None
+        self._next_check = 0.0
+
+    @property
+    def deadline(self) -> float:
+        return _deadline(self.start, self.limits, self.waited_s)
+
+    def expired(self, now) -> bool:
+        if now >= self._next_check:
+            self._next_check = now + CPU_CHECK_S
+            wait = self.waited()
+            if wait is not None and wait > self.waited_s:
+                self.waited_s = wait  # the largest seen: a thread that ended takes its count along
+            used = self.cpu_used() if self.cpu_used is not None else None
+            if used is not None and used >= self.limits.cpu_seconds:
+                self.limit = CPU
+                return True
+        if now >= self.deadline:
+            self.limit = WALL
+            return True
+        return False
 
 
 def _exited(proc) -> bool:
@@ -248,10 +322,9 @@ def kill_group(proc):
         pass
 
 
-def _communicate(proc, stdin, deadline, cap, budget=None):
-    """Feed stdin, read stdout and stderr up to ``cap`` bytes each until both close or the
-    deadline passes, or (``budget``: the CPU seconds allowed and how to read those used) the
-    run's CPU time reaches its budget; then the group is killed."""
+def _communicate(proc, stdin, watch, cap):
+    """Feed stdin, read stdout and stderr up to ``cap`` bytes each until both close or ``watch``
+    says a limit was reached; then the group is killed."""
     try:
         if stdin:
             proc.stdin.write(stdin)
@@ -267,16 +340,10 @@ def _communicate(proc, stdin, deadline, cap, budget=None):
         os.set_blocking(f.fileno(), False)
         sel.register(f, selectors.EVENT_READ)
     exited_at = None
-    next_cpu_check = 0.0
     try:
         while sel.get_map():
             now = time.monotonic()
-            remaining = deadline - now
-            over = False
-            if budget is not None and exited_at is None and now >= next_cpu_check:
-                next_cpu_check = now + CPU_CHECK_S
-                over = _over_budget(budget)
-            if remaining <= 0 or over:
+            if exited_at is None and watch.expired(now):
                 timed_out = True
                 kill_group(proc)
                 break
@@ -284,7 +351,7 @@ def _communicate(proc, stdin, deadline, cap, budget=None):
                 exited_at = now
             elif exited_at is not None and now - exited_at > EXIT_GRACE_S:
                 break  # the child is gone; a process it left behind still holds the pipes
-            for key, _ in sel.select(timeout=min(remaining, 0.05 if exited_at else 0.5)):
+            for key, _ in sel.select(timeout=max(0.0, min(watch.deadline - now, 0.05 if exited_at else CPU_CHECK_S))):
                 f = key.fileobj
                 try:
                     data = os.read(f.fileno(), 65536)
@@ -302,7 +369,7 @@ def _communicate(proc, stdin, deadline, cap, budget=None):
                     kill_group(proc)
         # Both pipes closed: the child (and any grandchild holding them) is gone or detached.
         while not _exited(proc):
-            if time.monotonic() >= deadline:
+            if watch.expired(time.monotonic()):
                 timed_out = True
                 break
             time.sleep(0.005)

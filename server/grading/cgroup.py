@@ -23,6 +23,8 @@ import threading
 import time
 from pathlib import Path
 
+from server.grading.harness import run_queue_wait
+
 log = logging.getLogger("kael.server")
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -46,8 +48,8 @@ def _own_path(controller: str) -> str | None:
 
 
 class Run:
-    """One run's group(s): ``procs_files`` for the wrapper to join, ``oom_killed()`` and
-    ``cpu_seconds()`` after."""
+    """One run's group(s): ``procs_files`` for the wrapper to join, ``cpu_seconds()`` and
+    ``waited_seconds()`` while it runs, ``oom_killed()`` after."""
 
     def __init__(self, manager: "CgroupManager", dirs: list[Path], cpu_dir: Path | None = None):
         self.manager = manager
@@ -75,6 +77,16 @@ class Run:
             return int((self.cpu_dir / "cpuacct.usage").read_text()) / 1e9
         except (OSError, ValueError):
             return None
+
+    def waited_seconds(self) -> float | None:
+        """The longest time one of the run's threads was ready but waited for a CPU (the wall
+        deadline moves by it: a busy machine's wait is not the program's); None where unknown."""
+        listing = "cgroup.threads" if self.manager.version == 2 else "tasks"
+        try:
+            tids = (self.dirs[0] / listing).read_text().split()
+        except OSError:
+            return None
+        return run_queue_wait(tids)
 
     def remove(self) -> None:
         """Remove the group in the background: right after a run its last processes are still

@@ -7,7 +7,9 @@ the import path (``dev-mode-dirs`` in pyproject.toml), as running ``judge.py`` d
 from harness import catalog
 from harness.catalog import Exercise, UnknownExercise
 from harness.grade import HarnessError, grade
-from harness.runner import Limits, LocalRunner, RunResult, cpu_limit_reached, kill_group, run_process
+from harness.runner import (
+    CPU, Limits, LocalRunner, RunResult, cpu_limit_reached, kill_group, run_process, run_queue_wait,
+)
 
-__all__ = ["catalog", "Exercise", "UnknownExercise", "HarnessError", "grade", "Limits",
-           "LocalRunner", "RunResult", "cpu_limit_reached", "kill_group", "run_process"]
+__all__ = ["catalog", "Exercise", "UnknownExercise", "HarnessError", "grade", "Limits", "CPU",
+           "LocalRunner", "RunResult", "cpu_limit_reached", "kill_group", "run_process", "run_queue_wait"]

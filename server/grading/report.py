@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 
+from harness.report import CPU_USED, WALL_STOPPED
 from harness.vocabulary import ACCEPTED, MEMORY_LIMIT, RUNTIME_ERROR, SYNTAX_ERROR, TIME_LIMIT, WRONG_ANSWER
 from server.grading.harness import grade
 
@@ -26,6 +27,13 @@ FIXED_MESSAGES = {
     TIME_LIMIT: "the program did not finish within the time limit",
     MEMORY_LIMIT: "the program ran out of memory",
 }
+# Which time limit stopped the full run, in fixed words: the CPU time it used (or the seconds
+# the clock ran) could carry what it read in the hidden tests; the kind is one bit (README).
+TIME_LIMIT_MESSAGES = (
+    (CPU_USED, f"{CPU_USED} CPU time without finishing"),
+    (WALL_STOPPED, f"{WALL_STOPPED} with CPU time to spare: it was waiting (a sleep, input, a "
+                   "lock), not computing"),
+)
 
 
 # When a verdict may be published: the grading time rounded up to one of these (seconds), so
@@ -169,6 +177,10 @@ def _message(verdict, full, public, tests, hidden) -> str:
         return f"all {len(tests) + hidden['total']} tests passed"
     if verdict == SYNTAX_ERROR:
         return full["message"]  # from compiling the learner's own code: nothing ran
+    if verdict == TIME_LIMIT:
+        said = full.get("message")
+        return next((fixed for start, fixed in TIME_LIMIT_MESSAGES if type(said) is str and said.startswith(start)),
+                    FIXED_MESSAGES[TIME_LIMIT])
     if verdict in FIXED_MESSAGES:
         return FIXED_MESSAGES[verdict]
     # The headline comes from a test that decided the verdict: a public test whose status is

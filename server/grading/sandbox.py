@@ -42,7 +42,7 @@ from typing import Mapping
 from server.grading import rootfs, seccomp
 from server.grading.cgroup import CgroupManager
 from server.grading.kaelcopy import KaelTrees
-from server.grading.harness import Limits, RunResult, cpu_limit_reached, kill_group, run_process
+from server.grading.harness import CPU, Limits, RunResult, cpu_limit_reached, kill_group, run_process
 
 log = logging.getLogger("kael.server")
 
@@ -239,6 +239,7 @@ class SandboxRunner:
                 output_cap=self.output_cap, on_start=register, decode=_decode,
                 pass_fds=(args_r, filter_r, *task_files.values()),
                 cpu_used=group.cpu_seconds if group is not None else None,
+                waited=group.waited_seconds if group is not None else _unknown,
             )
         finally:
             for fd in (args_r, filter_r):
@@ -255,7 +256,7 @@ class SandboxRunner:
             # program: the group counted all of it
             result.cpu_s = cpu
             if cpu_limit_reached(result.signal, cpu, limits):
-                result.timed_out = True
+                result.timed_out, result.limit = True, CPU
         if result.exit_code == WRAPPER_FAILED and self._nonce.encode() in result.stderr:
             raise SandboxError("the sandbox could not be set up: "
                                + result.stderr.decode(errors="replace")[-500:])
@@ -312,6 +313,12 @@ def _feed(fd: int, data: bytes) -> None:
             view = view[os.write(fd, view):]
     finally:
         os.close(fd)
+
+
+def _unknown():
+    """No cgroup lists the run's threads: its wait for a CPU is unknown (bwrap's own threads, the
+    runner's default, only wait for their child)."""
+    return None
 
 
 def _decode(returncode: int) -> tuple[int | None, int | None]:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -156,3 +159,63 @@ def test_time_spent_waiting_is_not_charged_to_the_cpu_budget():
     limits = Limits(time_s=20, cpu_s=1, memory_mb=EXERCISE.memory_mb)
     report = grade(EXERCISE, "import time\ntime.sleep(1.5)\n" + CORRECT, limits=limits, public_only=True)
     assert report["verdict"] == "Accepted", report["message"]
+
+
+def test_a_program_that_used_its_cpu_budget_is_told_so():
+    """The time limit that stopped the run is named: here the CPU budget, all of it used."""
+    limits = Limits(time_s=30, cpu_s=1, memory_mb=EXERCISE.memory_mb)
+    report = grade(EXERCISE, "while True:\n    pass\n", limits=limits, public_only=True)
+    assert report["verdict"] == "Time Limit Exceeded"
+    assert report["message"] == "the program used all of its 1 s of CPU time without finishing"
+
+
+def test_a_program_stopped_by_the_wall_clock_is_told_it_was_waiting():
+    """A program that sleeps uses no CPU: the wall clock stops it, and the message says which
+    limit that was and how little CPU the program had used (a learner could not tell the two
+    apart when both read "did not finish within the time limit")."""
+    limits = Limits(time_s=1.5, cpu_s=5, memory_mb=EXERCISE.memory_mb)
+    report = grade(EXERCISE, "import time\ntime.sleep(60)\n", limits=limits, public_only=True)
+    assert report["verdict"] == "Time Limit Exceeded"
+    message = report["message"]
+    assert message.startswith("the program was stopped by the wall clock after "), message
+    assert "s of its 5 s of CPU time" in message and "waiting" in message, message
+
+
+def _burner(cpu):
+    """A busy process pinned to ``cpu``, in its own session (autogroup scheduling would
+    otherwise share one slice between it and the test)."""
+    code = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True:\n    pass\n"
+    return subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+
+
+@pytest.mark.skipif(not Path("/proc/self/schedstat").exists(), reason="no per-task scheduler statistics")
+def test_time_spent_waiting_for_a_cpu_moves_the_wall_deadline(tmp_path):
+    """The wall clock stops programs that wait for something other than a CPU. A program that
+    was runnable the whole time but shared its CPU with two busy processes needs three times its
+    CPU time by the clock: that wait is added to its deadline, so it finishes (0.75 s of CPU
+    against a 1 s wall deadline, at most a third of a CPU: 2.25 s or more by the clock)."""
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    (tmp_path / "burn.py").write_text(
+        f"import os, time\nos.sched_setaffinity(0, {{{cpu}}})\nt = time.process_time()\n"
+        "while time.process_time() - t < 0.75:\n    pass\n")
+    burners = [_burner(cpu) for _ in range(2)]
+    try:
+        result = LocalRunner().run(tmp_path, ["burn.py"], Limits(time_s=1, cpu_s=5, memory_mb=256))
+    finally:
+        for p in burners:
+            p.kill()
+            p.wait()
+    assert result.exit_code == 0 and not result.timed_out, result
+    assert result.duration_s > 1 and result.waited_s > 0.5, result  # the deadline did move
+    assert result.limit is None
+
+
+def test_the_wait_a_deadline_can_gain_is_bounded():
+    """A run's wall deadline moves by the time it waited for a CPU, up to WAIT_FACTOR times the
+    deadline: an overloaded machine cannot hold a grading slot without end."""
+    from harness.runner import WAIT_FACTOR, _deadline
+
+    limits = Limits(time_s=2, cpu_s=1)
+    assert _deadline(100.0, limits, 0.0) == 102.0
+    assert _deadline(100.0, limits, 3.5) == 105.5
+    assert _deadline(100.0, limits, 1e9) == 102.0 + 2 * WAIT_FACTOR

@@ -86,3 +86,23 @@ def test_the_timing_channel_is_at_most_three_bits():
     published = {round(t + reveal_delay(t), 9) for t in (random.uniform(0, 32) for _ in range(10_000))}
     assert len(published) <= len(REVEAL_AT)
     print(f"timing channel: {len(published)} distinct publication times = {math.log2(len(published)):.2f} bits")
+
+
+def test_a_time_out_names_its_limit_in_fixed_words():
+    """A full run stopped by a time limit says which (its CPU budget, or the wall clock with CPU
+    to spare), and nothing else of its own: not the CPU seconds nor the clock's, which it could
+    choose. That is one bit more than the verdict alone (the README's table)."""
+    from harness.report import time_limit_message
+
+    said = set()
+    for limit in ("cpu", "wall", None):
+        for cpu_s, duration_s in ((0.0, 30.1), (1.234, 31.7), (9.9, 45.0)):
+            full = full_run([1] * H, ["passed", "passed"], "Time Limit Exceeded")
+            full["message"] = time_limit_message(limit, cpu_s, duration_s, 10)
+            said.add(public_report(full, PUBLIC_RUN)["message"])
+    assert said == {
+        "the program used all of its CPU time without finishing",
+        "the program was stopped by the wall clock with CPU time to spare: it was waiting (a sleep, "
+        "input, a lock), not computing",
+        "the program did not finish within the time limit",
+    }

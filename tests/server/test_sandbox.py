@@ -5,6 +5,8 @@ import os
 import re
 import shutil
 import signal
+import subprocess
+import sys
 import time
 from dataclasses import replace
 
@@ -146,14 +148,14 @@ print(json.dumps({"argv": sys.argv, "stdin": sys.stdin.read(), "env": dict(os.en
 
 def test_wall_clock_deadline_kills_everything(runner, tmp_path):
     result = run(runner, tmp_path, "import time\ntime.sleep(60)\n", Limits(time_s=1, memory_mb=256))
-    assert result.timed_out is True
+    assert result.timed_out is True and result.limit == "wall"
     assert result.duration_s < 30  # a bound against hanging, not a speed claim
     assert_gone(runner.uid)
 
 
 def test_cpu_limit_counts_as_timed_out(runner, tmp_path):
     result = run(runner, tmp_path, "while True:\n    pass\n", Limits(time_s=20, cpu_s=1, memory_mb=256))
-    assert result.timed_out is True
+    assert result.timed_out is True and result.limit == "cpu"
     assert result.signal in (signal.SIGXCPU, signal.SIGKILL)
 
 
@@ -178,9 +180,31 @@ def test_the_cpu_budget_is_the_whole_runs_not_each_processes(runner, tmp_path):
     needs_cpu_counting(runner)
     result = run(runner, tmp_path, "import os\nfor _ in range(3):\n    if os.fork() == 0:\n        break\n"
                  "while True:\n    pass\n", Limits(time_s=120, cpu_s=2, memory_mb=256))
-    assert result.timed_out is True
+    assert result.timed_out is True and result.limit == "cpu"
     assert 2 <= result.cpu_s < 6, result.cpu_s  # 8 s if each process had only its own RLIMIT_CPU
     assert_gone(runner.uid)
+
+
+def test_time_spent_waiting_for_a_cpu_moves_the_sandboxs_wall_deadline(runner, tmp_path):
+    """The run's threads (its cgroup lists them) waited for a CPU shared with two busy processes:
+    that wait moves its wall deadline, so 0.75 s of CPU finishes though it needs more than the
+    1 s deadline by the clock. The run inherits this thread's CPU affinity, pinned for it."""
+    needs_cpu_counting(runner)
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    before = os.sched_getaffinity(0)
+    burners = [subprocess.Popen([sys.executable, "-c", f"import os\nos.sched_setaffinity(0, {{{cpu}}})\n"
+                                 "while True:\n    pass\n"], start_new_session=True) for _ in range(2)]
+    os.sched_setaffinity(0, {cpu})
+    try:
+        result = run(runner, tmp_path, "import time\nt = time.process_time()\n"
+                     "while time.process_time() - t < 0.75:\n    pass\n", Limits(time_s=1, cpu_s=5, memory_mb=256))
+    finally:
+        os.sched_setaffinity(0, before)
+        for p in burners:
+            p.kill()
+            p.wait()
+    assert result.exit_code == 0 and not result.timed_out, result
+    assert result.duration_s > 1 and result.waited_s > 0.5, result  # the deadline did move
 
 
 def test_memory_limit_raises_memory_error(runner, tmp_path):
