@@ -34,6 +34,8 @@ class Settings:
     mint_window_s: float = 3600.0
     mint_global_limit: int = 600  # client tokens issued on the whole server ...
     mint_global_window_s: float = 60.0
+    progress_rate_limit: int = 120  # progress writes per client ...
+    progress_rate_window_s: float = 60.0  # ... in this many seconds (the page pushes one per 0.8 s at most)
     ipv4_prefix: int = 32  # per-network limits key IPv4 addresses on this prefix ...
     ipv6_prefix: int = 64  # ... and IPv6 addresses on this one (one subscriber's /64)
     client_pending: int = 4  # a client's submissions queued or running at once; 0 = no cap
@@ -141,6 +143,7 @@ def load_settings(env=None) -> Settings:
                          (Settings.address_rate_limit, Settings.address_rate_window_s))
     mint = _rate(env, "KAEL_MINT_LIMIT", (Settings.mint_limit, Settings.mint_window_s))
     mint_all = _rate(env, "KAEL_MINT_GLOBAL_LIMIT", (Settings.mint_global_limit, Settings.mint_global_window_s))
+    progress = _rate(env, "KAEL_PROGRESS_RATE_LIMIT", (Settings.progress_rate_limit, Settings.progress_rate_window_s))
     return Settings(
         data_dir=data_dir,
         database_url=env.get("KAEL_DATABASE_URL", "").strip(),
@@ -161,6 +164,8 @@ def load_settings(env=None) -> Settings:
         mint_window_s=mint[1],
         mint_global_limit=mint_all[0],
         mint_global_window_s=mint_all[1],
+        progress_rate_limit=progress[0],
+        progress_rate_window_s=progress[1],
         ipv4_prefix=_prefix(env, "KAEL_IPV4_PREFIX", Settings.ipv4_prefix, 8, 32),
         ipv6_prefix=_prefix(env, "KAEL_IPV6_PREFIX", Settings.ipv6_prefix, 16, 128),
         client_pending=_int(env, "KAEL_CLIENT_PENDING", Settings.client_pending),

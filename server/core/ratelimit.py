@@ -77,19 +77,22 @@ class MemoryLimiter:
 @dataclass
 class Limits:
     """The server's limits: accepted submissions per client and per network, client tokens
-    minted per network, and client tokens minted on the whole server (``mint_all``, one key)."""
+    minted per network, client tokens minted on the whole server (``mint_all``, one key), and
+    progress writes per client."""
 
     client: Limiter
     address: Limiter
     mint: Limiter
     mint_all: Limiter
+    progress: Limiter
 
 
 def memory_limits(settings) -> Limits:
     return Limits(client=MemoryLimiter(settings.rate_limit, settings.rate_window_s),
                   address=MemoryLimiter(settings.address_rate_limit, settings.address_rate_window_s),
                   mint=MemoryLimiter(settings.mint_limit, settings.mint_window_s),
-                  mint_all=MemoryLimiter(settings.mint_global_limit, settings.mint_global_window_s))
+                  mint_all=MemoryLimiter(settings.mint_global_limit, settings.mint_global_window_s),
+                  progress=MemoryLimiter(settings.progress_rate_limit, settings.progress_rate_window_s))
 
 
 def network_key(address: str, ipv4_prefix: int = 32, ipv6_prefix: int = 64) -> str:

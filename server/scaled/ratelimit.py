@@ -76,4 +76,6 @@ def db_limits(settings, sessions: sessionmaker[Session]) -> Limits:
                               namespace="address"),
         mint=DbRateLimiter(sessions, settings.mint_limit, settings.mint_window_s, namespace="mint"),
         mint_all=DbRateLimiter(sessions, settings.mint_global_limit, settings.mint_global_window_s,
-                               namespace="mint_all"))
+                               namespace="mint_all"),
+        progress=DbRateLimiter(sessions, settings.progress_rate_limit, settings.progress_rate_window_s,
+                               namespace="progress"))

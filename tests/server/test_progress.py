@@ -234,7 +234,7 @@ def test_merge_keeps_every_fact_and_does_not_depend_on_order(a, b, c):
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**60, 2**60) | st.floats(allow_nan=False) | st.text(max_size=20),
+    st.none() | st.booleans() | st.integers(-2**60, 2**60) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
         st.sampled_from(["lessons", "exercises", "01-first", "adder", "walk", "read", "read_at",
                          "cells", "hints", "passed", "accepted", "matched"]) | st.text(max_size=8),
@@ -242,10 +242,17 @@ json_values = st.recursive(
     max_leaves=20)
 
 
+@pytest.fixture
+def unlimited_api(make_client, lessons_root):
+    """For the fuzz's 300 writes from one identity: no write limit (``0/60``)."""
+    return make_client(lessons_dir=lessons_root, progress_rate_limit=0)
+
+
 @settings(max_examples=300, derandomize=True, database=None, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.one_of(json_values, copies))
-def test_no_body_gets_a_5xx(api, body):
+def test_no_body_gets_a_5xx(unlimited_api, body):
+    api = unlimited_api
     r = api.post("/api/progress", headers={"X-Client-Token": _token(api)}, json=body)
     assert r.status_code in (200, 422), (r.status_code, r.text, body)
     assert r.json()["detail"] if r.status_code == 422 else r.json()["version"] >= 0
@@ -255,3 +262,21 @@ def _token(api) -> str:
     if not hasattr(api, "_fuzz_token"):
         api._fuzz_token = new_client_token(api)["X-Client-Token"]
     return api._fuzz_token
+
+
+def test_writes_past_the_rate_limit_are_429_with_retry_after_and_keep_nothing(make_client, lessons_root):
+    """Each write is a database transaction: one identity may make at most
+    ``progress_rate_limit`` of them per window (the page pushes at most one per 0.8 s). Reads are
+    not counted, and another identity is not held up."""
+    api = make_client(lessons_dir=lessons_root, progress_rate_limit=3, progress_rate_window_s=600.0)
+    me = new_client_token(api)
+    for i in range(3):
+        assert post(api, me, {"lessons": {"01-first": lesson(True, 1000 + i)}}).status_code == 200
+    refused = post(api, me, {"lessons": {"02-second": lesson(True, 5000)}})
+    assert refused.status_code == 429, refused.text
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert "at most 3 every 600 s" in refused.json()["detail"]
+    kept = api.get("/api/progress", headers=me)
+    assert kept.status_code == 200 and "02-second" not in kept.json()["lessons"]
+    other = new_client_token(api)
+    assert post(api, other, {"lessons": {"02-second": lesson(True, 5000)}}).status_code == 200

@@ -4,9 +4,12 @@
 
 const TOKEN_KEY = "kael.client";
 
-export type Result<T> = { ok: true; value: T } | { ok: false; message: string; status?: number; unreachable?: boolean };
+export type Result<T> =
+  | { ok: true; value: T }
+  | { ok: false; message: string; status?: number; unreachable?: boolean; retryAfter?: number };
 
-/** fetch as a Result: the server's `detail` on an error status, `unreachable` on no answer. */
+/** fetch as a Result: the server's `detail` on an error status (and its `Retry-After`, in
+ * seconds, when it sent one), `unreachable` on no answer. */
 export async function getJson<T>(url: string, init?: RequestInit): Promise<Result<T>> {
   try {
     const response = await fetch(url, { credentials: "same-origin", ...init });
@@ -20,7 +23,10 @@ export async function getJson<T>(url: string, init?: RequestInit): Promise<Resul
     if (!response.ok) {
       const detail = (body as { detail?: unknown } | null)?.detail;
       const message = typeof detail === "string" ? detail : `${response.status} ${response.statusText}`;
-      return { ok: false, message, status: response.status };
+      const retryAfter = response.headers.get("Retry-After")?.trim() ?? "";
+      return /^\d+$/.test(retryAfter) // seconds; the HTTP-date form is not used by the judge
+        ? { ok: false, message, status: response.status, retryAfter: Number(retryAfter) }
+        : { ok: false, message, status: response.status };
     }
     if (body === null) return { ok: false, message: `not JSON: ${url}` };
     return { ok: true, value: body as T };

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ServerProgress } from "../exercises/api";
 import { outputMatches } from "./cell";
 import { progress } from "./progress";
-import { syncProgress, type ProgressJudge } from "./sync";
+import type { Result } from "../exercises/identity";
+import { MAX_RETRY_MS, RETRY_MS, syncProgress, type ProgressJudge } from "./sync";
 
 describe("learner progress", () => {
   beforeEach(() => localStorage.clear());
@@ -137,5 +138,59 @@ describe("syncing with the judge", () => {
     await vi.runAllTimersAsync();
     expect(fake.sent.length).toBe(2);
     expect(fake.sent[1].lessons["01-a"].cells).toEqual({ walk: "matched", saved: "matched" });
+  });
+
+  /** A judge that answers each push with the next of `answers` (then accepts). */
+  function answering(answers: Result<ServerProgress>[]) {
+    const fake = judge(true, "k1.x");
+    const accept = fake.mergeProgress;
+    fake.mergeProgress = async (copy) => {
+      const answer = answers.shift();
+      if (answer === undefined) return accept(copy);
+      fake.sent.push(copy);
+      return answer;
+    };
+    return fake;
+  }
+
+  it("pushes a change the judge refused for now again after its Retry-After, and not before", async () => {
+    const fake = answering([{ ok: false, status: 429, message: "too many progress writes", retryAfter: 30 }]);
+    syncProgress(fake, LESSONS, async () => ["graph-walk"], 10);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(fake.sent.length).toBe(1); // refused
+    progress.setCell("01-a", "walk", "matched"); // a change meanwhile waits for the Retry-After too
+    await vi.advanceTimersByTimeAsync(29_000);
+    expect(fake.sent.length).toBe(1);
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect(fake.sent.length).toBe(2);
+    expect(fake.sent[1].lessons["01-a"].cells).toEqual({ walk: "matched" });
+    expect(progress.hintsShown("graph-walk")).toBe(4); // the retry was answered and merged
+  });
+
+  it("tries an unreachable judge again, waiting longer each time", async () => {
+    const gone = { ok: false as const, message: "Failed to fetch", unreachable: true };
+    const fake = answering([gone, gone, gone]);
+    syncProgress(fake, LESSONS, async () => ["graph-walk"], 10);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(fake.sent.length).toBe(1);
+    await vi.advanceTimersByTimeAsync(RETRY_MS);
+    expect(fake.sent.length).toBe(2);
+    await vi.advanceTimersByTimeAsync(RETRY_MS * 2 - 100);
+    expect(fake.sent.length).toBe(2); // the second retry waits twice as long
+    await vi.advanceTimersByTimeAsync(200);
+    expect(fake.sent.length).toBe(3);
+    await vi.advanceTimersByTimeAsync(RETRY_MS * 4);
+    expect(fake.sent.length).toBe(4); // answered at last
+    expect(progress.hintsShown("graph-walk")).toBe(4);
+  });
+
+  it("does not retry a copy the judge refused outright", async () => {
+    const fake = answering([{ ok: false, status: 422, message: "no lesson 09-x here" }]);
+    syncProgress(fake, LESSONS, async () => ["graph-walk"], 10);
+    await vi.advanceTimersByTimeAsync(MAX_RETRY_MS * 2);
+    expect(fake.sent.length).toBe(1);
+    progress.setRead("01-a", true); // the next change is pushed as usual
+    await vi.advanceTimersByTimeAsync(20);
+    expect(fake.sent.length).toBe(2);
   });
 });

@@ -1,7 +1,9 @@
 // Progress kept on the judge for a learner who has an identity there (a client token, minted at
 // the first submission or taken from another browser's learner key): on load this browser's copy
 // is merged into the judge's and the merged copy back into this one (one POST api/progress does
-// both), and every later change is pushed, debounced. Without a judge (static hosting), or before
+// both), and every later change is pushed, debounced. A push the judge could not take now (429 or
+// 503: after its Retry-After) or that did not reach it is tried again, later each time, so the
+// last change is not left behind until the next one. Without a judge (static hosting), or before
 // the learner has an identity, progress stays in localStorage alone and nothing is requested.
 
 import type { Result, ServerProgress } from "../exercises/api";
@@ -16,6 +18,15 @@ export interface ProgressJudge {
 }
 
 export const PUSH_DELAY_MS = 800;
+/** The first retry of a push that failed without a Retry-After; each next one waits twice as long, up to MAX. */
+export const RETRY_MS = 5_000;
+export const MAX_RETRY_MS = 5 * 60_000;
+
+/** Worth trying again later: the judge was busy or limited us, or did not answer. A refusal of
+ * the copy itself (401, 413, 422) would be refused again. */
+function transient(result: { status?: number; unreachable?: boolean }): boolean {
+  return result.unreachable === true || result.status === 429 || (result.status !== undefined && result.status >= 502 && result.status <= 504);
+}
 
 export interface ProgressSync {
   /** Merge now (and again after, if something changed meanwhile); resolves when done. */
@@ -31,12 +42,25 @@ export function syncProgress(
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> | null = null;
   let again = false;
+  let notBefore = 0; // no push before this time (Date.now()): the judge's Retry-After
+  let backoff = RETRY_MS;
 
-  const once = async () => {
+  /** One push; false when it failed (a change made meanwhile goes with the retry, if any). */
+  const once = async (): Promise<boolean> => {
     const copy = progress.snapshot(lessons, await exercises());
     const merged = await judge.mergeProgress(copy);
-    // Refused or unreachable: this browser keeps its copy and tries again at the next change.
-    if (merged.ok) progress.mergeServer(merged.value);
+    if (merged.ok) {
+      progress.mergeServer(merged.value);
+      backoff = RETRY_MS;
+      return true;
+    }
+    // This browser keeps its copy either way; a transient failure is tried again.
+    if (!transient(merged)) return false;
+    const wait = merged.retryAfter !== undefined ? merged.retryAfter * 1000 : backoff;
+    backoff = Math.min(backoff * 2, MAX_RETRY_MS);
+    notBefore = Date.now() + wait;
+    schedule(wait);
+    return false;
   };
   const now = async (): Promise<void> => {
     if (!(await judge.probed) || judge.learnerKey() === null) return;
@@ -45,20 +69,22 @@ export function syncProgress(
       return running;
     }
     running = (async () => {
+      let pushed: boolean;
       do {
         again = false;
-        await once();
-      } while (again);
+        pushed = await once();
+      } while (again && pushed);
     })().finally(() => (running = null));
     return running;
   };
-  const later = () => {
+  function schedule(ms: number) {
     clearTimeout(timer);
     timer = setTimeout(() => {
       timer = undefined;
       void now();
-    }, delay);
-  };
+    }, ms);
+  }
+  const later = () => schedule(Math.max(delay, notBefore - Date.now()));
 
   progress.onChange((source) => source === "local" && later());
   judge.onIdentity(() => void now());
