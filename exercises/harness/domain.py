@@ -219,16 +219,19 @@ class Draw:
         return root.sum(), leaves
 
     # -- observed calls --------------------------------------------------------------------------
-    def call(self, what: str, fn, *args, watch=None, scale=None, **kwargs):
+    def call(self, what: str, fn, *args, watch=None, scale=None, watch_names=None, **kwargs):
         """Call ``fn``; record one step (its result or its exception, then the side effects on
         ``watch``, by default every tensor among the arguments, and the grad mode). Returns the
         result (None if it raised). ``scale``: the magnitude the result's values are compared
         at (``Draw.magnitude`` of the inputs, for a result whose rounding error grows with the
-        inputs' size rather than its own, such as a loss of logits near 2**100)."""
+        inputs' size rather than its own, such as a loss of logits near 2**100).
+        ``watch_names``: what a message calls each watched tensor (None: its position)."""
         watch = list(args) + list(kwargs.values()) if watch is None else list(watch)
         watch = [a for a in watch if isinstance(a, kael.Tensor)]
         before = [_snapshot(t) for t in watch]
         step = {"call": what}
+        if watch_names is not None:
+            step["watched"] = list(watch_names)
         if scale is not None:
             step["scale"] = float(scale)
         result = None
@@ -272,10 +275,16 @@ class Draw:
         out = self.call(f"{what}.apply", cls.apply, *inputs, scale=scale)
         if isinstance(out, kael.Tensor) and out.requires_grad:
             g = grad_outputs if grad_outputs is not None else self.like(out, mix="ordinary")
-            self.call(f"{what} backward (engine)", out.backward, g, watch=_tensors(inputs))
+            # the incoming gradient is watched too: a backward that changes it in place corrupts
+            # every other branch the engine hands the same tensor to (an add's two inputs)
+            self.call(f"{what} backward (engine)", out.backward, g, watch=_tensors(inputs) + _tensors([g]),
+                      watch_names=_names(inputs, g))
         if direct:
-            self.call(f"{what} backward (direct, test's ctx)", _direct, self, cls, inputs, grad_outputs,
-                      watch=_tensors(inputs))
+            g = grad_outputs
+            if g is None and isinstance(out, kael.Tensor):
+                g = self.like(out, mix="ordinary")  # the draw _direct would make, made here to watch it
+            self.call(f"{what} backward (direct, test's ctx)", _direct, self, cls, inputs, g,
+                      watch=_tensors(inputs) + _tensors([g]), watch_names=_names(inputs, g))
         return out
 
 
@@ -414,6 +423,13 @@ def _flat(t):
 def _tensors(values) -> list:
     """The tensors among a Function's inputs (a dim, a size or an eps is not watched)."""
     return [v for v in values if isinstance(v, kael.Tensor)]
+
+
+def _names(inputs, g) -> list:
+    """What messages call a Function's watched tensors: its inputs by position among the
+    tensors, then the gradient its backward was given."""
+    names = [f"tensor input {i + 1}" for i in range(len(_tensors(inputs)))]
+    return names + ["the gradient given to backward (grad_output)"] * len(_tensors([g]))
 
 
 def _snapshot(t):

@@ -122,7 +122,7 @@ def grade(exercise, code: str, runner=None, public_only: bool = False, *, limits
         # Without reveal_hidden, only public outcomes choose the message (none of it can then
         # depend on a hidden test); judge.py, with the hidden tests on disk, matches on all.
         shown = tests if reveal_hidden else [t for t in tests if not t["hidden"]]
-        report["mistakes"] = mistakes.match(exercise, shown, run.cases, runner=runner, env=env)
+        report["mistakes"] = mistakes.match(exercise, shown, run.cases, expected=expected, runner=runner, env=env)
     if verdict != ACCEPTED and trace:
         report["trace_diff"] = tracediff.trace_diff(exercise, code, tests, runner=runner, env=env, limits=limits)
     return report

@@ -31,6 +31,7 @@ import json
 import threading
 
 from .compare import PASSED, compare_outcomes
+from .oracle import first_difference
 
 __all__ = ["messages", "signature_key", "public_key", "signatures", "compute_signature", "match",
            "match_public", "update", "public_feedback", "LANGS"]
@@ -117,7 +118,19 @@ def compute_signature(exercise, name: str, *, runner=None, env=None) -> dict:
     public = {c.name: _outcome(run.cases.get(c.name)) for c in cases
               if not c.hidden and c.name in failing}
     return {"key": signature_key(exercise, name), "public_key": public_key(exercise, name),
-            "failing": failing, "public": public}
+            "failing": failing, "public": public, "first": first_differences(failing, run.cases, expected)}
+
+
+def first_differences(failing, frames, expected) -> dict:
+    """``{case name: "case i: call"}``: where each failing declared-domain case first differs
+    from the reference (``oracle.first_difference``). Many mistakes fail the one domain test of
+    a function; where they first go wrong tells them apart."""
+    out = {}
+    for name in failing:
+        where = first_difference(frames.get(name), expected.get(name)) if expected.get(name) else None
+        if where is not None:
+            out[name] = where
+    return out
 
 
 def _outcome(frame):
@@ -151,12 +164,14 @@ def signatures(exercise, *, runner=None, env=None) -> dict:
     return out
 
 
-def match(exercise, tests: list, frames: dict, *, runner=None, env=None) -> list:
+def match(exercise, tests: list, frames: dict, *, expected=None, runner=None, env=None) -> list:
     """The known mistakes a graded run looks like: ``[{"mutant", "message": {"en", "zh"}}]``.
 
     ``tests`` are the report's test entries (name, status); ``frames`` the submission's
-    outcomes by case name. Cases that did not run in this grading (public-only) are left out of
-    the comparison. Never raises: a mutant whose signature cannot be computed is skipped."""
+    outcomes by case name; ``expected`` the reference's (then a failing domain case must also
+    first differ where the mutant's does). Cases that did not run in this grading (public-only)
+    are left out of the comparison. Never raises: a mutant whose signature cannot be computed is
+    skipped."""
     failing = {t["name"] for t in tests if t["status"] != PASSED}
     texts = messages(exercise)
     if not failing or not texts:
@@ -166,9 +181,10 @@ def match(exercise, tests: list, frames: dict, *, runner=None, env=None) -> list
     except Exception:  # noqa: BLE001 (a broken mutant must never break a grading)
         return []
     tolerance = {c.name: c.tolerance for c in exercise.cases()}
-    known = [{"mutant": name, "message": texts[name], "failing": sig["failing"], "public": sig.get("public", {})}
-             for name, sig in sigs.items()]
-    return _matching(known, tests, frames, tolerance)
+    known = [{"mutant": name, "message": texts[name], "failing": sig["failing"], "public": sig.get("public", {}),
+              "first": sig.get("first") or {}} for name, sig in sigs.items()]
+    first = first_differences(sorted(failing), frames, expected) if expected else None
+    return _matching(known, tests, frames, tolerance, first)
 
 
 def match_public(known: list, tests: list, frames: dict, tolerance: dict) -> list:
@@ -176,7 +192,7 @@ def match_public(known: list, tests: list, frames: dict, tolerance: dict) -> lis
     return _matching(known, tests, frames, tolerance)
 
 
-def _matching(known, tests, frames, tolerance) -> list:
+def _matching(known, tests, frames, tolerance, first=None) -> list:
     failing = {t["name"] for t in tests if t["status"] != PASSED}
     if not failing:
         return []
@@ -185,6 +201,9 @@ def _matching(known, tests, frames, tolerance) -> list:
     for k in known:
         if set(k["failing"]) & ran != failing:
             continue
+        if first is not None and any(first.get(case) != where for case, where in k.get("first", {}).items()
+                                     if case in failing):
+            continue  # fails the same domain test, but first goes wrong elsewhere: another mistake
         if all(_same(frames.get(case), outcome, tolerance.get(case))
                for case, outcome in k["public"].items() if case in ran):
             found.append({"mutant": k["mutant"], "message": {lang: k["message"][lang] for lang in LANGS}})

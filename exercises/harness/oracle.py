@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["KIND", "compare_domain", "is_domain", "DEFAULT_TOLERANCE", "WRONG_ANSWER_ERRORS"]
+__all__ = ["KIND", "compare_domain", "first_difference", "is_domain", "DEFAULT_TOLERANCE", "WRONG_ANSWER_ERRORS"]
 
 KIND = "kael-domain/1"
 PASSED, FAILED, ERROR = "passed", "failed", "error"
@@ -39,15 +39,38 @@ def compare_domain(actual, expected: dict, *, reveal: bool = True, strip=None):
     want, got = expected["cases"], actual.get("cases")
     if type(got) is not list or len(got) != len(want):
         return FAILED, f"ran {len(got) if type(got) is list else 0} of the {len(want)} generated cases"
-    tol = dict(DEFAULT_TOLERANCE)
-    tol.update({k: tuple(v) for k, v in (expected.get("tolerance") or {}).items()})
-    tol["grad_fn"] = expected.get("grad_fn") != "presence"  # the reference's record decides
+    tol = _tolerances(expected)
     for i, (a, e) in enumerate(zip(got, want)):
         found = _first_step_difference(a, e, tol)
         if found is not None:
             status, step, text = found
             return status, _message(i, len(want), e, step, text, reveal, strip)
     return PASSED, ""
+
+
+def _tolerances(expected: dict) -> dict:
+    tol = dict(DEFAULT_TOLERANCE)
+    tol.update({k: tuple(v) for k, v in (expected.get("tolerance") or {}).items()})
+    tol["grad_fn"] = expected.get("grad_fn") != "presence"  # the reference's record decides
+    return tol
+
+
+def first_difference(frame, expected) -> str | None:
+    """Where a domain case's run first differs from the reference's, as ``"case 6: <call>"``
+    (None when either is not a domain record, or they agree). Two runs that first differ at the
+    same call of the same case likely make the same mistake (``mistakes.py``)."""
+    actual = frame.get("value") if type(frame) is dict else None
+    want = expected.get("value") if type(expected) is dict else None
+    if not is_domain(want) or not is_domain(actual) or type(actual.get("cases")) is not list:
+        return None
+    tol = _tolerances(want)
+    for i, (a, e) in enumerate(zip(actual["cases"], want["cases"])):
+        found = _first_step_difference(a, e, tol)
+        if found is not None:
+            step = found[1]
+            call = e["steps"][step]["call"] if step < len(e["steps"]) else "?"
+            return f"case {i + 1}: {call}"
+    return None
 
 
 def _message(i, n, case, step, text, reveal, strip) -> str:
@@ -94,7 +117,8 @@ def _step_difference(s, w, tol):
         return _raised_difference(s.get("raised"), w.get("raised"))
     text = _value_difference(s.get("result"), w.get("result"), tol, "the result", w.get("scale"))
     if text is None and "effects" in w:
-        text = _effects_difference(s.get("effects"), w["effects"], tol)
+        names = w.get("watched") if type(w.get("watched")) is list else []
+        text = _effects_difference(s.get("effects"), w["effects"], tol, names)
     return text
 
 
@@ -113,7 +137,13 @@ def _raised_difference(got, want):
     return None
 
 
-def _effects_difference(got, want, tol):
+def _argument(j, names) -> str:
+    """The watched tensor ``j`` as a message names it: its name if the reference's step gave one."""
+    name = names[j] if j < len(names) and type(names[j]) is str else None
+    return name or f"tensor argument {j + 1}"
+
+
+def _effects_difference(got, want, tol, names=()):
     """``got`` and ``want`` are ``[changed, requires_grad, grads, grad_enabled]``, or the grad
     mode alone when the call had no tensor to watch (domain.py)."""
     if type(want) is bool:
@@ -125,14 +155,14 @@ def _effects_difference(got, want, tol):
     if enabled != want_enabled:
         return f"grad mode after the call: got {enabled}, expected {want_enabled}"
     for j in sorted(set(changed if type(changed) is list else []) ^ set(want_changed)):
-        return f"side effect on tensor argument {j + 1}: " + (
+        return f"side effect on {_argument(j, names)}: " + (
             "its values were changed, expected them untouched" if j not in want_changed
             else "its values were not changed, expected them to be")
     if flags != want_flags:
         return f"requires_grad of the tensor arguments after the call: got {flags}, expected {want_flags}"
     grads = grads if type(grads) is dict else {}
     for j in sorted(set(grads) | set(want_grads), key=int):
-        where = f"tensor argument {int(j) + 1}'s .grad"
+        where = f"{_argument(int(j), names)}'s .grad"
         g, w = grads.get(j), want_grads.get(j)
         if (g is None) != (w is None):
             return f"{where}: got {_kind(g)}, expected {_kind(w)}"

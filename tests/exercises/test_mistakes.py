@@ -96,6 +96,20 @@ def test_a_mistake_is_matched_on_the_same_failing_tests_and_public_values():
     assert mistakes.match(e, _as_tests(e, []), {}) == []
 
 
+def test_a_mistake_failing_the_same_domain_test_elsewhere_is_not_named():
+    """Many mistakes fail a function's one domain test: a mutant is named only for a run that
+    first differs from the reference at the same case and call (an outsider's Abs backward as
+    ``x / |x|`` was told it made the ReLU mistake, which fails the same test elsewhere)."""
+    known = [{"mutant": "relu_mask", "message": {"en": "relu", "zh": "relu"}, "failing": ["test_domain"],
+              "public": {}, "first": {"test_domain": "case 3: Relu backward (engine)"}}]
+    tests = [{"name": "test_domain", "status": "failed"}, {"name": "test_other", "status": "passed"}]
+    elsewhere = {"test_domain": "case 21: Abs backward (engine)"}
+    same = {"test_domain": "case 3: Relu backward (engine)"}
+    assert mistakes._matching(known, tests, {}, {}, elsewhere) == []
+    assert [m["mutant"] for m in mistakes._matching(known, tests, {}, {}, same)] == ["relu_mask"]
+    assert [m["mutant"] for m in mistakes._matching(known, tests, {}, {}, None)] == ["relu_mask"]  # unknown: as before
+
+
 def test_text_report_shows_the_message_in_the_chosen_language(graded):
     report = graded[("nonsmooth-reductions", "where_nan_trap")]
     en, zh = format_text(report), format_text(report, lang="zh")
