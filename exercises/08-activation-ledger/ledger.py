@@ -13,7 +13,9 @@ def ledger(fn, inputs, params=None):
     ``kind`` is ``"input"`` when the tensor shares memory (storage) with ``inputs[k]``
     (``name`` is ``str(k)``), ``"parameter"`` when it shares memory with a value of the dict
     ``params`` (``name`` is its key), else ``"activation"`` (``name`` is ``None``). Inputs are
-    looked up before parameters. Backward through ``output`` must still work afterwards."""
+    looked up before parameters; when several inputs (or parameters) share the memory, the first
+    index (or key) names it. Backward through ``output`` must still work afterwards. If ``fn``
+    raises, the exception goes out of ``ledger`` and the hooks are removed all the same."""
     raise NotImplementedError("implement ledger(fn, inputs, params): pack hook that records, unpack that returns")
 
 

@@ -4,6 +4,8 @@ import random
 
 import kael
 import kael.nn.functional as F
+from kael.autograd.graph import saved_tensors_hooks
+from kael.autograd.saved import _hooks as _saved_hooks
 from kael.utils import checkpoint
 
 
@@ -131,6 +133,65 @@ def test_parameters_of_two_layers(m):
     return [[r["kind"], r["name"]] for r in records] + [m.summary(records)]
 
 
+# -- inputs and parameters that share memory, an fn that raises -------------------------------------
+
+
+def test_inputs_that_share_memory(m):
+    """ledger(fn, [x, x, x[1:], 2.0, y, y.t()]): a saved tensor whose memory several inputs share
+    is booked under the first of them (x, saved twice, under "0", not "1" or "2"; y, y.t() and
+    an element of y.t() under "4", not "5")"""
+    x = kael.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    y = kael.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+
+    def fn(a, a_again, a_rows, s, b, b_t):
+        return ((a * a_again).sum() + (a_rows * s).exp().sum() + (b_t * b).sum()) * b_t[0, 0]
+
+    _, records = m.ledger(fn, [x, x, x[1:], 2.0, y, y.t()])
+    return [[r["kind"], r["name"], r["shape"]] for r in records]
+
+
+def test_parameters_that_share_memory(m):
+    """params {"w_t": w.t(), "w": w, "v": v, "v_view": v[:]}: a saved tensor whose memory several
+    parameters share is booked under the first such key, in the dict's order"""
+    x = kael.ones(2, 3, requires_grad=True)
+    w = kael.full((4, 3), 0.5, requires_grad=True)
+    v = kael.full((4,), 2.0, requires_grad=True)
+    params = {"w_t": w.t(), "w": w, "v": v, "v_view": v[:]}
+    _, records = m.ledger(lambda t: ((t @ w.t()) * v).sum(), [x], params)
+    return [[r["kind"], r["name"], r["shape"]] for r in records]
+
+
+def test_fn_that_raises_leaves_no_hooks_behind(m):
+    """ledger(fn, [x]) with an fn that saves, then raises, inside the caller's own
+    saved_tensors_hooks block: the exception comes out of ledger unchanged; the caller's hooks see
+    a save made after that (still in their block), and no save after their block ends (the
+    ledger's hooks are gone)"""
+    stack = _saved_hooks.stack  # only to clean up after a ledger that left hooks behind
+    depth = len(stack)
+    x = kael.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    seen = []
+
+    def fn(t):
+        (t * t).sum()
+        raise ValueError("fn failed on purpose")
+
+    try:
+        with saved_tensors_hooks(lambda t: seen.append(list(t.shape)) or t, lambda t: t):
+            try:
+                m.ledger(fn, [x])
+                raised = None
+            except Exception as exc:  # noqa: BLE001 - the exception that came out is the outcome
+                raised = [type(exc).__name__, str(exc)]
+            during = list(seen)
+            x[:2].exp()
+            in_block = list(seen)
+        (x * x).sum()
+        after = seen[len(in_block):]
+    finally:
+        del stack[depth:]
+    return [raised, during, in_block, after]
+
+
 # -- views with offsets, seeded generated programs ---------------------------------------------------
 
 
@@ -229,10 +290,13 @@ def _fn(d, names):
 @DOMAIN.case("ledger", cases=160, classes=(
     "fn linear gelu", "fn mlp silu", "fn scaled product", "fn view of an input", "fn view of a parameter",
     "fn exp of a slice", "dtype float32", "dtype float64", "numbers among the inputs", "no params",
-    "a parameter is a view of an input", "summary of drawn records"))
+    "a parameter is a view of an input", "summary of drawn records", "an input passed twice",
+    "an input is a view of another input", "two parameters share memory"))
 def ledger_case(d, m):
     """ledger(fn, inputs, params): its output, every record, the output's backward (the hooks must
-    hand back the saved tensors), then summary(records); or summary of records drawn here."""
+    hand back the saved tensors), then summary(records); or summary of records drawn here. Now
+    and then inputs share memory (a tensor passed twice, a view of another input: the first
+    index names it) or parameters do (the first key names it)."""
     if d.chance(0.15):
         d.label("summary of drawn records")
         records = [{"shape": [2], "dtype": "float32", "bytes": d.choice((0, 4, 8, 512)),
@@ -257,10 +321,42 @@ def ledger_case(d, m):
         d.label("no params")
         params = None
     fn = _fn(d, names)
+    _share_memory(d, inputs, params)
     result = d.call("ledger(fn, inputs, params)", m.ledger, fn, inputs, params)
     if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], kael.Tensor):
         d.call("backward of the output", result[0].sum().backward, watch=[x] + list(names.values()))
         d.call("summary(records)", m.summary, result[1])
+
+
+def _share_memory(d, inputs, params):
+    """Now and then add, in place, an input that shares memory with another one (the same tensor
+    again, anywhere; a view of the same shape, anywhere; a one-column view, after the first tensor
+    so that fn's first tensor keeps its shape), or a parameter that shares memory with "w", before
+    or after it in the dict's order. Drawn after everything else, so the other draws of a case
+    stay as they were."""
+    if d.chance(0.3):
+        tensors = [a for a in inputs if isinstance(a, kael.Tensor)]
+        base = d.choice(tensors)
+        how = d.choice(("again", "same-shape view", "one-column view"))
+        if how == "again":
+            d.label("an input passed twice")
+            extra, lo = base, 0
+        else:
+            d.label("an input is a view of another input")
+            extra = base[:, :] if how == "same-shape view" else base[:, :1]
+            lo = 0 if how == "same-shape view" else next(i for i, a in enumerate(inputs) if a is tensors[0]) + 1
+        inputs.insert(d.integer(lo, len(inputs)), extra)
+    if params is not None and d.chance(0.25):
+        d.label("two parameters share memory")
+        alias = d.choice(("w.t().t()", "w[:, :]"))
+        view = params["w"].t().t() if alias == "w.t().t()" else params["w"][:, :]
+        if d.chance(0.5):
+            params["w alias"] = view
+        else:
+            rest = dict(params)
+            params.clear()
+            params["w alias"] = view
+            params.update(rest)
 
 
 def test_domain_ledger(m):

@@ -233,6 +233,74 @@ def test_a_checkpoint_in_another_thread_during_recompute(m):
     return [x.grad.tolist(), other]
 
 
+# -- grad mode after backward, backward called directly ---------------------------------------------
+
+
+def test_hooks_later_in_the_backward_see_grad_mode_off(m):
+    """a = x * w goes into checkpoint(lambda t, v: t.sin() * v, a, w): a tensor hook on a, a node
+    hook on a.grad_fn and a hook on the leaf x run after CheckpointBackward in the same backward
+    and see grad mode off (the engine's), and it is on again after backward; x.grad and w.grad"""
+    x = kael.tensor([0.5, -1.0, 2.0], dtype=kael.float64, requires_grad=True)
+    w = kael.tensor([1.5, 0.25, -0.5], dtype=kael.float64, requires_grad=True)
+    seen = []
+    a = x * w
+    a.register_hook(lambda g: seen.append(["tensor hook on a", kael.is_grad_enabled()]))
+    a.grad_fn.register_hook(lambda gi, go: seen.append(["node hook on a.grad_fn", kael.is_grad_enabled()]))
+    x.register_hook(lambda g: seen.append(["hook on the leaf x", kael.is_grad_enabled()]))
+    with _Guard():
+        m.checkpoint(lambda t, v: t.sin() * v, a, w).sum().backward()
+    return [seen, kael.is_grad_enabled(), x.grad.tolist(), w.grad.tolist()]
+
+
+class _TestCtx:
+    """The ctx a test builds to call forward and backward directly (as PyTorch's FunctionCtx
+    does): ``needs_input_grad`` as given, ``save_for_backward`` keeps the tensors,
+    ``saved_tensors`` gives them back, other attributes are plain."""
+
+    def __init__(self, needs_input_grad):
+        self.needs_input_grad = tuple(needs_input_grad)
+        self._kept = ()
+
+    def save_for_backward(self, *tensors):
+        self._kept = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        pass
+
+    def set_materialize_grads(self, value):
+        pass
+
+    @property
+    def saved_tensors(self):
+        return self._kept
+
+
+def _direct_call(m, fn, xs, g):
+    """``Checkpoint.forward(ctx, fn, *xs)`` then ``Checkpoint.backward(ctx, g)`` called directly,
+    under no_grad as the engine runs them, with a ctx built here (needs_input_grad: False for fn,
+    then whether each input requires grad): [what backward returned, as a tuple the way the
+    engine reads it, the grad mode right after backward returned]."""
+    ctx = _TestCtx((False,) + tuple(bool(x.requires_grad) for x in xs))
+    with kael.no_grad():
+        m.Checkpoint.forward(ctx, fn, *[x.detach() for x in xs])
+        grads = m.Checkpoint.backward(ctx, g)
+        mode = kael.is_grad_enabled()
+    return [grads if isinstance(grads, tuple) else (grads,), mode]
+
+
+def test_backward_called_directly(m):
+    """Checkpoint.forward(ctx, fn, x, c, w) and Checkpoint.backward(ctx, g) called directly under
+    no_grad with a ctx of the test's (needs_input_grad (False, True, False, True): c is a
+    constant): (None, x's gradient, None, w's gradient), and grad mode still off afterwards"""
+    x = kael.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=kael.float64, requires_grad=True)
+    c = kael.tensor([[1.5, 0.5], [-0.5, 2.0]], dtype=kael.float64)
+    w = kael.tensor([[0.25, 1.0], [-1.0, 0.75]], dtype=kael.float64, requires_grad=True)
+    g = kael.tensor([[1.0, -2.0], [0.5, 3.0]], dtype=kael.float64)
+    with _Guard():
+        grads, mode = _direct_call(m, lambda a, b, v: (a * b).tanh() @ v, [x, c, w], g)
+    return [[None if t is None else t.tolist() for t in grads], mode, x.grad is None, w.grad is None]
+
+
 # -- the declared domain (harness/domain.py): the statement's whole input space ------------------
 
 from judge_domain import Domain  # noqa: E402  (the judge copies harness/domain.py beside this file)
@@ -281,12 +349,14 @@ def _inputs(d, shape):
 @DOMAIN.case("checkpoint", cases=200, classes=(
     "input leaf", "input constant", "input not a leaf", "op matmul", "op sum into a scalar",
     "op exp", "under no_grad", "a second checkpoint on top", "upstream not ones",
-    "an int64 index input", "a parameter inside the segment"))
+    "an int64 index input", "a parameter inside the segment", "backward called directly"))
 def checkpoint_case(d, m):
     """checkpoint(fn, *inputs) on random segments of 1-5 ops over 1-3 inputs of one shape [r, c]
     (leaves, constants, inputs made by an op): the result, what the forward saves, the grad
     mode inside fn each time it runs, the inputs' gradients after a backward with a drawn
-    upstream gradient; sometimes a second checkpoint on top, or the call under no_grad."""
+    upstream gradient and the grad mode the inputs' hooks see in that backward (after the
+    checkpoint's node); sometimes a second checkpoint on top, or the call under no_grad; now and
+    then forward and backward called directly with a ctx of the test's."""
     shape = (d.integer(1, 3), d.integer(1, 3))
     ops = [d.choice(SEGMENT_OPS, "op") for _ in range(d.integer(1, 5))]
     xs, leaves = _inputs(d, shape)
@@ -298,9 +368,12 @@ def checkpoint_case(d, m):
         d.label("a parameter inside the segment")
         # watched in the backward: the statement says the checkpoint leaves its .grad alone
         weight = d.tensor(shape[1:], kael.float64, mix="ordinary", requires_grad=True)
-    modes = []
+    modes, hook_modes = [], []
     fn = _segment(ops, modes, weight)
     d.inputs.append(f"ops {ops}")
+    for x in xs:  # they run later in the backward than the checkpoint's node: grad mode is off there
+        if x.requires_grad:
+            x.register_hook(lambda g: hook_modes.append(kael.is_grad_enabled()))
     if d.chance(0.15):
         d.label("under no_grad")
         d.call("checkpoint(fn, *inputs) under no_grad", _no_grad_call, m, fn, xs, watch=leaves)
@@ -317,7 +390,16 @@ def checkpoint_case(d, m):
         if g is not None and d.chance(0.6):
             d.label("upstream not ones")
         d.call("y.backward(g)", _backward_guarded, y, g, watch=leaves + ([weight] if weight is not None else []))
+        d.note("grad mode in the inputs' hooks, later in that backward", hook_modes)
     d.note("grad mode inside fn, call by call", modes)
+    if isinstance(y, kael.Tensor) and y.requires_grad and d.chance(0.3):
+        d.label("backward called directly")
+        del modes[:]
+        g = d.like(y, mix="ordinary")
+        d.call("Checkpoint.forward(ctx, fn, *inputs), then Checkpoint.backward(ctx, g), called directly "
+               "under no_grad with a ctx of the test's: the gradients, the grad mode after backward",
+               _direct_guarded, m, fn, xs, g, watch=leaves)
+        d.note("grad mode inside fn in the direct calls", modes)
 
 
 def _saved_and_result(m, fn, xs):
@@ -330,6 +412,11 @@ def _saved_and_result(m, fn, xs):
 def _backward_guarded(y, g):
     with _Guard():
         y.backward(g)
+
+
+def _direct_guarded(m, fn, xs, g):
+    with _Guard():
+        return _direct_call(m, fn, xs, g)
 
 
 def _no_grad_call(m, fn, xs):
