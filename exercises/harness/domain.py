@@ -62,12 +62,14 @@ def seed_of(exercise: str, name: str, index: int, version: str = JUDGE_VERSION) 
 class Draw:
     """One case's random choices, the classes they fall in, and the steps observed."""
 
-    def __init__(self, seed: int):
+    def __init__(self, seed: int, tracebacks=None):
         self.random = random.Random(seed)
         self.labels: list = []
         self.inputs: list = []
         self.steps: list = []
-        self.tracebacks = 0
+        # tracebacks kept so far in this run of the generator (shared by its cases: a solution
+        # that raises in every case sends MAX_TRACEBACKS, not one per case past the output cap)
+        self.tracebacks = tracebacks if tracebacks is not None else [0]
 
     # -- choices -------------------------------------------------------------------------------
     def label(self, *names) -> None:
@@ -260,8 +262,8 @@ class Draw:
         except Exception:  # noqa: BLE001 - a hostile __str__
             message = "<unprintable exception>"
         out = {"type": _type_name(type(exc)), "message": message}
-        if self.tracebacks < MAX_TRACEBACKS:
-            self.tracebacks += 1
+        if self.tracebacks[0] < MAX_TRACEBACKS:
+            self.tracebacks[0] += 1
             text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
             out["traceback"] = text.replace(_TASK_DIR + os.sep, "")[-1500:]
         return out
@@ -486,8 +488,9 @@ class Domain:
     def draws(self, name: str, module):
         """Each case's ``Draw`` after running generator ``name`` against ``module``."""
         fn, n, _ = self.generators[name]
+        tracebacks = [0]
         for i in range(n):
-            d = Draw(seed_of(self.exercise, name, i))
+            d = Draw(seed_of(self.exercise, name, i), tracebacks)
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # inf - inf in numpy: the value says it
