@@ -159,6 +159,29 @@ def test_saved_set_on_generated_batches(m):
     return out
 
 
+def test_saves_the_probabilities_not_the_logits(m):
+    """softmax_cross_entropy on 8 seeded batches: the values save_for_backward packs (the
+    softmax probabilities and the targets, read as the forward returns), then the logits are
+    changed in place under no_grad and backward runs: it still gives the gradient at the logits
+    the forward saw (saved logits would fail the version check)"""
+    rng = random.Random(1442)
+    out = []
+    for _ in range(8):
+        dtype = rng.choice([kael.float32, kael.float64])
+        n, c = rng.randint(1, 6), rng.randint(2, 7)
+        x = _seeded_logits(rng, n, c, dtype)
+        target = kael.tensor([rng.randrange(c) for _ in range(n)])
+        packed = []
+        with kael.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+            loss = m.softmax_cross_entropy(x, target)
+        saved = sorted(([t.ndim, list(t.shape), t.dtype.name, t.tolist()] for t in packed), key=lambda s: s[:2])
+        with kael.no_grad():
+            x.mul_(-2.0).add_(0.5)  # after the forward: the backward must not see this
+        (loss * rng.choice([1.0, 0.5, -2.0])).backward()
+        out.append([saved, loss.item(), x.grad.tolist()])
+    return out
+
+
 # -- the declared domain (harness/domain.py): the statement's whole input space ------------------
 
 from judge_domain import Domain  # noqa: E402  (the judge copies harness/domain.py beside this file)

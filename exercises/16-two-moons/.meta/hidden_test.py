@@ -3,6 +3,7 @@ run from a secret random seed (data_fresh_moons): a submission gets the points o
 judge counts the right predictions against labels that never exist in the submission's process
 (no frame, global or gc walk can find them, no seed search can make them again)."""
 
+import math
 import os
 import random
 
@@ -17,11 +18,53 @@ _trained = {}
 
 
 def _mirrored_model(m):
-    """One model per run, trained on mirrored moons (x -> -x), shared by the cases below."""
+    """One model per run, trained on mirrored moons (x -> -x), shared by the cases below. What
+    train leaves behind is noted as soon as it returns, before a case uses the model (a case's
+    backward adds to the parameters' .grad): whether the caller's points and labels still hold
+    what they held, and what the parameters' .grad are."""
     if "model" not in _trained:
         points, labels = _moons(120, 0.1, 5)
-        _trained["model"] = m.train(points * kael.tensor(MIRROR), labels)
+        points = points * kael.tensor(MIRROR)
+        before = [_state(points), _state(labels)]
+        model = m.train(points, labels)
+        _trained["arguments"] = {"train's points": _unchanged(before[0], points),
+                                 "train's labels": _unchanged(before[1], labels)}
+        _trained["grads"] = _last_step_grads(model)
+        _trained["model"] = model
     return _trained["model"]
+
+
+def _state(t):
+    """What a caller sees of a tensor: dtype, shape, values, requires_grad, whether it has a .grad."""
+    return [t.dtype.name, list(t.shape), t.tolist(), t.requires_grad, t.grad is None]
+
+
+def _unchanged(before, t):
+    return "unchanged" if _state(t) == before else "changed"
+
+
+def _last_step_grads(model):
+    """The parameters' .grad as train returns the model: each a tensor of its parameter's shape
+    and dtype with finite values, and not all of them zero (the gradient of the last step is
+    there, not one cleared after it)."""
+    params = list(model.parameters()) if isinstance(model, kael.nn.Module) else []
+    if not params:
+        return ["no parameters", "no parameters"]
+    kind, nonzero = "each a finite tensor of its parameter's shape and dtype", False
+    for i, p in enumerate(params):
+        g = p.grad
+        if not isinstance(g, kael.Tensor):
+            kind = f"parameter {i}'s .grad is {'None' if g is None else 'a ' + type(g).__name__}"
+            break
+        if g.dtype is not p.dtype or list(g.shape) != list(p.shape):
+            kind = f"parameter {i} ({p.dtype.name} {list(p.shape)}) has a {g.dtype.name} {list(g.shape)} .grad"
+            break
+        values = g.detach().reshape(-1).tolist()
+        if not all(math.isfinite(v) for v in values):
+            kind = f"parameter {i}'s .grad is not finite"
+            break
+        nonzero = nonzero or any(v != 0 for v in values)
+    return [kind, "not all zero" if nonzero else "all zero (cleared after the last step?)"]
 
 
 def test_make_moons_other_seed(m):
@@ -149,6 +192,31 @@ def test_train_returns_a_trained_mlp(m):
     return [isinstance(model, kael.nn.Module), len(params) > 0,
             all(p.grad is not None for p in params), shape,
             argmax == _as_list(m.predict(model, points.detach())), moved]
+
+
+def test_parameters_keep_the_last_step_grad(m):
+    """the model train returns (mirrored moons, seed 5): each parameter's .grad, as train returns,
+    is a finite tensor of the parameter's shape and dtype, and they are not all zero: the .grad of
+    the last step (a loop that clears the gradients after its last step leaves zeros)"""
+    _mirrored_model(m)
+    return _trained["grads"]
+
+
+def test_train_and_predict_leave_their_arguments_alone(m):
+    """train(points, labels) leaves the caller's points and labels as they were (values, dtype,
+    shape, requires_grad, .grad), and so does predict(model, points) with its points and with the
+    model's parameters (standardize a copy, not the caller's tensor)"""
+    model = _mirrored_model(m)
+    fresh, _ = _moons(8, 0.1, 113)
+    points = fresh * kael.tensor(MIRROR)
+    before = _state(points)
+    params = list(model.parameters()) if isinstance(model, kael.nn.Module) else []
+    values = [p.detach().tolist() for p in params]
+    m.predict(model, points)
+    return dict(_trained["arguments"], **{
+        "predict's points": _unchanged(before, points),
+        "the model's parameters in predict": "unchanged" if [p.detach().tolist() for p in params] == values
+        else "changed"})
 
 
 # -- the declared domain (harness/domain.py): the statement's whole input space ------------------

@@ -2,6 +2,7 @@
 random subset of the outputs used in each loss (so your backward sees every pattern of None),
 compared with kael's own slicing, mean and var."""
 
+import math
 import random
 
 import kael
@@ -264,27 +265,47 @@ FAR_TOLERANCE = {"float64": (1e-6, 1e-6), "float32": (1e-3, 1e-2)}
 
 @DOMAIN.case("mean_var_far_from_zero", cases=120, classes=(
     "dtype float32", "dtype float64", "rank 1", "rank 4", "size n", "dim negative", "dim positive",
-    "offset positive", "offset negative", "no output used", "every output used", "some outputs used"))
+    "offset positive", "offset negative", "offsets mixed", "no output used", "every output used",
+    "some outputs used"))
 def mean_var_far_case(d, m):
     """mean_var(x, dim) of x = c + small values, |c| much larger than the spread (a large mean,
-    a small variance): the variance to the statement's precision, and MeanVar's backward."""
+    a small variance): the variance to the statement's precision, and MeanVar's backward. Half
+    of the cases of rank 2 and more give each row (each slice along dim) its own offset: +c, -c
+    or 0, at least two of them in one tensor (a shift by one value of the whole tensor leaves
+    the rows far from that value to cancel)."""
     shape = list(d.shape(rank=d.integer(1, 4), empty=False))
     dim = d.integer(-len(shape), len(shape) - 1)
     d.label("dim negative" if dim < 0 else "dim positive")
     shape[dim] = max(shape[dim], 2)
     dtype = d.dtype()
-    sign = d.choice((1.0, -1.0))
-    d.label("offset positive" if sign > 0 else "offset negative")
+    far = OFFSETS[dtype.name]
+    rows = list(shape)
+    rows[dim] = 1
+    if len(shape) > 1 and d.chance(0.5):
+        d.label("offsets mixed")
+        other = d.choice([i for i in range(len(shape)) if i != dim % len(shape)])
+        shape[other] = rows[other] = max(shape[other], 2)
+        offsets = [d.choice((far, -far, 0.0)) for _ in range(math.prod(rows))]
+        if len(set(offsets)) == 1:
+            offsets[d.integer(1, len(offsets) - 1)] = d.choice([c for c in (far, -far, 0.0) if c != offsets[0]])
+    else:
+        offsets = [d.choice((far, -far))] * math.prod(rows)
+    if far in offsets:
+        d.label("offset positive")
+    if -far in offsets:
+        d.label("offset negative")
     small = d.tensor(shape, dtype, mix="ordinary", layout="contiguous")
-    x = (small + sign * OFFSETS[dtype.name]).requires_grad_(True)
-    d.inputs.append(f"dim {dim}, offset {sign * OFFSETS[dtype.name]:g}")
+    x = (small + kael.tensor(offsets, dtype=dtype).reshape(rows)).requires_grad_(True)
+    d.inputs.append(f"dim {dim}, offsets {sorted(set(offsets))}")
     outs = d.call("mean_var(x, dim)", m.mean_var, x, dim)
     _steps(d, m, m.MeanVar, x, (dim,), outs)
 
 
 def test_domain_mean_var_far_from_zero(m):
-    """mean_var(x, dim) on 120 generated rows with a large mean and a small variance: the
-    variance as precise as the statement asks (a one-pass mean(x**2) - mean**2 is not)"""
+    """mean_var(x, dim) on 80 generated tensors whose rows have a large mean and a small
+    variance, now and then each row at its own offset (+-c or 0): the variance as precise as the
+    statement asks (a one-pass mean(x**2) - mean**2 is not, nor a shift by one value of the
+    whole tensor)"""
     return DOMAIN.run(m, "mean_var_far_from_zero", **{k: v for k, v in FAR_TOLERANCE.items()})
 
 
