@@ -185,6 +185,46 @@ def test_tanh_and_sigmoid_at_extremes(m):
 test_tanh_and_sigmoid_at_extremes.rtol = 1e-5
 
 
+# Sigmoid's lower tail: sigmoid(x) ~ e^x is tiny there but not 0, and must be accurate relative to
+# its size wherever it is a normal float (float32 down to ~1e-38 at x = -87, float64 down to ~1e-308
+# at x = -708; below, the subnormals round differently in each correct form and the test stops).
+# Compared with atol 0: a value that is only close to 0 (sigmoid(-30) for every x < -30 after a
+# clamp, 0.5 * (1 + tanh(x / 2)) rounding to a multiple of an ulp of 1) is wrong.
+_TAIL_G = (1.0, -2.0, 0.5, 0.25, -4.0, 3.0, -0.75)
+
+
+def _sigmoid_tail(m, values, dtype):
+    """Sigmoid.apply(x) on ``values`` in ``dtype``, backward with g of magnitude 1/4 to 4 (so the
+    gradients stay normal floats too): [dtype, values, gradient's dtype, gradient]"""
+    x = kael.tensor(values, dtype=dtype, requires_grad=True)
+    y = m.Sigmoid.apply(x)
+    y.backward(kael.tensor([_TAIL_G[i % len(_TAIL_G)] for i in range(len(values))], dtype=dtype))
+    return [str(y.dtype), y.detach().tolist(), str(x.grad.dtype), x.grad.tolist()]
+
+
+def test_sigmoid_lower_tail_float64(m):
+    """Sigmoid of float64 x from -14 down to -700 (values 8e-7 down to 1e-304) and its gradient:
+    each accurate relative to its size (rtol 1e-12, atol 0), not merely close to 0"""
+    values = [-14.0, -17.0, -20.0, -25.0, -30.5, -37.5, -40.0, -50.0, -100.0, -200.0, -300.0,
+              -450.25, -600.5, -700.0]
+    return _sigmoid_tail(m, values, kael.float64)
+
+
+test_sigmoid_lower_tail_float64.rtol = 1e-12
+test_sigmoid_lower_tail_float64.atol = 0.0
+
+
+def test_sigmoid_lower_tail_float32(m):
+    """Sigmoid of float32 x from -14 down to -80 (values 8e-7 down to 2e-35) and its gradient:
+    each accurate relative to its size (rtol 1e-5, atol 0), not merely close to 0"""
+    values = [-14.0, -15.5, -17.0, -19.5, -21.0, -25.0, -30.5, -45.0, -60.5, -80.0]
+    return _sigmoid_tail(m, values, kael.float32)
+
+
+test_sigmoid_lower_tail_float32.rtol = 1e-5
+test_sigmoid_lower_tail_float32.atol = 0.0
+
+
 # -- generated cases: what is saved, and how ------------------------------------------------------
 
 def _inplace_then_backward(fn, xs, target):

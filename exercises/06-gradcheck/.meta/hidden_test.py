@@ -316,10 +316,101 @@ def test_gradcheck_tolerance_bound_is_inclusive(m):
     return _outcome(lambda: m.gradcheck(lambda t: t * 2, [_leaf([1.0])], eps=2.0 ** -10, atol=0.0, rtol=0.0))
 
 
+def test_gradcheck_uses_its_seed(m):
+    """gradcheck(ForgetsPermutation.apply, [x], seed=s) for s = 0, 1, 12345, 2**40: the weights
+    come from the seed given, so the element and values the error reports follow it"""
+    x = _leaf([1.0, 2.0, 3.0])
+    return [_outcome(lambda: m.gradcheck(ForgetsPermutation.apply, [x], seed=s)) for s in (0, 1, 12345, 2**40)]
+
+
 def test_gradcheck_constant_first_then_a_wrong_input(m):
     """gradcheck(WrongSecond.apply, [constant, b]): the constant is skipped, b is still checked"""
     c = kael.tensor([1.0, 2.0], dtype=kael.float64)
     return _outcome(lambda: m.gradcheck(WrongSecond.apply, [c, _leaf([3.0, 5.0])]))
+
+
+# -- outputs that are views of an input, weights at the output's precision --------------------------
+
+
+class UnsqueezeView(kael.autograd.Function):
+    """y = x.unsqueeze(0): a Function whose output is a view of its input (it shares x's memory,
+    so perturbing x in place changes y too)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.unsqueeze(0)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.squeeze(0)
+
+
+class WrongTransposeView(kael.autograd.Function):
+    """y = x.transpose(0, 1), a view of x, whose backward forgets to transpose g back."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.transpose(0, 1)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.reshape(g.shape[1], g.shape[0])
+
+
+def _viewed_leaves():
+    """Two float64 [2, 3] leaves, values 0.1234...-like (not binary fractions)."""
+    return (_leaf([[0.3, -1.2, 0.75], [2.1, -0.45, 1.6]]), _leaf([[1.1, 0.2, -0.9], [-1.7, 0.65, 0.05]]))
+
+
+def test_numeric_gradient_of_an_output_that_is_a_view_of_the_input(m):
+    """numeric_gradient when fn returns a view of an input (itself, its transpose, a row, a stepped
+    slice, a view Function, a view of the second input): L(x + eps e_i) and L(x - eps e_i) are
+    each taken while x holds that value, so the gradient is the weights, not zeros"""
+    a, b = _viewed_leaves()
+    w6 = [0.5, -0.25, 0.125, 1.0, -0.75, 0.375]
+    return [
+        m.numeric_gradient(lambda p, q: p, [a, b], 0, w6),
+        m.numeric_gradient(lambda p, q: p.t(), [a, b], 0, w6),
+        m.numeric_gradient(lambda p, q: p[1], [a, b], 0, [0.5, -1.5, 2.0]),
+        m.numeric_gradient(lambda p, q: p[:, ::2], [a, b], 0, [0.25, -0.5, 1.0, 0.75]),
+        m.numeric_gradient(lambda p, q: UnsqueezeView.apply(p), [a, b], 0, w6),
+        m.numeric_gradient(lambda p, q: q.transpose(0, 1), [a, b], 1, w6),
+        [a.tolist(), b.tolist(), a.grad is None, b.grad is None],
+    ]
+
+
+test_numeric_gradient_of_an_output_that_is_a_view_of_the_input.rtol = 1e-6
+
+
+def test_gradcheck_of_an_output_that_is_a_view_of_the_input(m):
+    """gradcheck when fn returns a view of an input: a transpose, a row times the other input,
+    a view Function pass; a view Function with a wrong backward names its first wrong element"""
+    a, b = _viewed_leaves()
+    return [
+        _outcome(lambda: m.gradcheck(lambda p, q: p.t(), [a, b])),
+        _outcome(lambda: m.gradcheck(lambda p, q: p[0] * q[1], [a, b])),
+        _outcome(lambda: m.gradcheck(lambda p, q: UnsqueezeView.apply(q), [a, b])),
+        _outcome(lambda: m.gradcheck(lambda p: WrongTransposeView.apply(p), [a])),
+        [a.tolist(), b.tolist(), a.grad is None, b.grad is None],
+    ]
+
+
+def test_weights_are_used_at_the_outputs_precision(m):
+    """analytic_gradient and numeric_gradient of t.expand(2) * 1.0 at x = [1] in float64 with
+    weights that nearly cancel ([0.3, -0.29999999]; [1 + 2**-30, -1], where eps = 2**-10 makes
+    every step exact): the gradient is their float64 sum (1.0000000005e-08, 2**-30), not what is
+    left after rounding them to float32"""
+    fn = lambda t: t.expand(2) * 1.0  # noqa: E731
+    y = _leaf([1.0])
+    return [
+        m.analytic_gradient(fn, [y], 0, [0.3, -0.29999999]),
+        m.analytic_gradient(fn, [y], 0, [1.0 + 2.0 ** -30, -1.0]),
+        m.numeric_gradient(fn, [y], 0, [1.0 + 2.0 ** -30, -1.0], eps=2.0 ** -10),
+    ]
+
+
+test_weights_are_used_at_the_outputs_precision.rtol = 1e-6
+test_weights_are_used_at_the_outputs_precision.atol = 0.0
 
 
 # -- a second thread: a gradcheck keeps its state to itself -------------------------------------------
@@ -418,12 +509,14 @@ class Scaled(kael.autograd.Function):
         return g * b, g * a * 1.01
 
 
-# name -> fn(a, b): right ones (their backward is kael's) and wrong ones (Flipped, Scaled)
+# name -> fn(a, b): right ones (their backward is kael's; one returns a view of an input, which
+# perturbing that input in place changes too) and wrong ones (Flipped, Scaled)
 FUNCTIONS = {
     "a * b + exp(a)": lambda a, b: a * b + a.exp(),
     "sum(a * a) * b": lambda a, b: (a * a).sum() * b,
     "tanh(a) - b": lambda a, b: a.tanh() - b,
     "a alone (b unused)": lambda a, b: a * 1.0,
+    "a view of b (a unused)": lambda a, b: b.unsqueeze(0),
     "a constant": lambda a, b: kael.tensor([1.5, -2.0], dtype=kael.float64),
     "wrong: Flipped": lambda a, b: Flipped.apply(a, b),
     "wrong: Scaled": lambda a, b: Scaled.apply(a, b),

@@ -146,6 +146,55 @@ def test_zero_stride_reads_one_element_many_times(m):
     return x.grad.tolist()
 
 
+# Finite float64 gradients outside float32's range or precision: large ones (1e39 and beyond
+# overflow float32), tiny ones (1e-50 and below flush to 0 there) and ordinary ones float32 rounds
+# (0.1, 1/3). Each gradient has one sign and one group, so a position's sum is the same (to an ulp)
+# in any order, and every value is compared relative to its size (atol 0).
+_WIDE = {
+    "large": (1e300, 2.5e250, 1e39, 7.0e120),
+    "tiny": (1e-300, 3.0e-200, 1e-50, 4.0e-39),
+    "fine": (0.1, 1.0 / 3.0, 1.2345678901234567e-10, 123456.789),
+    "all": (1e300, 1e-300, 1e39, 1e-50, 0.1, 2.5e250, 3.0e-200, 1.0 / 3.0),
+}
+
+
+def _wide_backward(view, x, group, sign=1.0):
+    """view(x) of a float64 leaf x, backward with a gradient of ``group``'s values (times
+    ``sign``), cycled: [x.grad, its dtype]"""
+    a = x.detach().requires_grad_()
+    y = view(a)
+    values = _WIDE[group]
+    g = [sign * values[i % len(values)] for i in range(y.numel())]
+    y.backward(kael.tensor(g, dtype=kael.float64).reshape(tuple(y.shape)))
+    return [a.grad.tolist(), a.grad.dtype.name]
+
+
+def test_float64_gradients_keep_their_range(m):
+    """float64 views whose incoming gradient holds large (1e39 to 1e300), tiny (1e-300 to 4e-39)
+    or finely rounded (0.1, 1/3) finite values: as_strided with overlapping windows, a zero
+    stride, an offset, of a contiguous and a transposed x; expand and narrow too. Each gradient
+    is accurate relative to its size (rtol 1e-12, atol 0): computed in float64, not overflowed
+    to inf, flushed to 0 or rounded to float32"""
+    x = kael.tensor([0.5 * i for i in range(12)], dtype=kael.float64)
+    xt = x.reshape(4, 3).transpose(0, 1)
+    windows = lambda t: m.as_strided(t, (7, 4), (1, 1))  # noqa: E731
+    return [
+        _wide_backward(windows, x[:10], "large"),
+        _wide_backward(windows, x[:10], "tiny", -1.0),
+        _wide_backward(windows, x[:10], "fine"),
+        _wide_backward(lambda t: m.as_strided(t, (2, 3), (0, 0), 5), x, "tiny"),
+        _wide_backward(lambda t: m.as_strided(t, (2, 2, 2), (4, 1, 2), 1), xt, "large", -1.0),
+        _wide_backward(lambda t: m.as_strided(t, (2, 2, 2), (4, 1, 2), 1), xt, "fine", -1.0),
+        _wide_backward(lambda t: m.as_strided(t, (8,), (1,), 3), x, "all"),
+        _wide_backward(lambda t: m.expand(t, 2, 3, 4), x[:3].reshape(3, 1), "tiny"),
+        _wide_backward(lambda t: m.narrow(t, 1, 1, 2), xt, "all", -1.0),
+    ]
+
+
+test_float64_gradients_keep_their_range.rtol = 1e-12
+test_float64_gradients_keep_their_range.atol = 0.0
+
+
 def test_inplace_on_views_random(m):
     """in-place add_ on 6 random narrows under no_grad: the base changes and its version goes up"""
     rng = random.Random(1706)
