@@ -6,6 +6,7 @@ current, and the text report shows the message in the chosen language."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from exercise_support import EXERCISES  # noqa: F401  (puts the harness on sys.path)
@@ -108,6 +109,20 @@ def test_a_mistake_failing_the_same_domain_test_elsewhere_is_not_named():
     assert mistakes._matching(known, tests, {}, {}, elsewhere) == []
     assert [m["mutant"] for m in mistakes._matching(known, tests, {}, {}, same)] == ["relu_mask"]
     assert [m["mutant"] for m in mistakes._matching(known, tests, {}, {}, None)] == ["relu_mask"]  # unknown: as before
+
+
+@pytest.mark.parametrize("exercise", [e.id for e in WITH_MESSAGES])
+def test_stored_signatures_say_where_a_domain_test_first_fails(exercise):
+    """``judge.py mistakes --update --force`` after a change of the harness: a stored signature
+    without ``first`` names a mistake on its failing tests alone."""
+    e = catalog.find(exercise)
+    stored = json.loads((e.path / ".meta" / mistakes.OUTCOMES_FILE).read_text(encoding="utf-8"))["mutants"]
+    for name in mistakes.messages(e):
+        first = stored[name].get("first")
+        assert type(first) is dict, f"{name}: run python exercises/judge.py mistakes {exercise} --update --force"
+        # a domain test that failed without a record (the program crashed or raised) has none
+        assert set(first) <= set(stored[name]["failing"]), name
+        assert all(re.fullmatch(r"case \d+: .+", where) for where in first.values()), (name, first)
 
 
 def test_text_report_shows_the_message_in_the_chosen_language(graded):
