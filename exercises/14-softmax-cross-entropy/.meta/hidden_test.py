@@ -121,16 +121,20 @@ def _seeded_logits(rng, n, c, dtype):
     return kael.tensor(values, dtype=dtype).reshape(n, c).requires_grad_()
 
 
+def _seeded_batch(rng):
+    """Logits of a seeded [n, c] batch (1-6 rows, 2-7 classes, float32 or float64) and targets."""
+    dtype = rng.choice([kael.float32, kael.float64])
+    n, c = rng.randint(1, 6), rng.randint(2, 7)
+    return _seeded_logits(rng, n, c, dtype), kael.tensor([rng.randrange(c) for _ in range(n)])
+
+
 def test_generated_batches(m):
     """softmax_cross_entropy on 24 seeded batches (1-6 rows, 2-7 classes, float32 and float64,
     logits up to +-1e4, transposed views): loss, its dtype, and the gradient with its dtype"""
     rng = random.Random(1414)
     out = []
     for _ in range(24):
-        dtype = rng.choice([kael.float32, kael.float64])
-        n, c = rng.randint(1, 6), rng.randint(2, 7)
-        x = _seeded_logits(rng, n, c, dtype)
-        target = kael.tensor([rng.randrange(c) for _ in range(n)])
+        x, target = _seeded_batch(rng)
         loss = m.softmax_cross_entropy(x, target)
         (loss * rng.choice([1.0, 0.5, -2.0])).backward()
         out.append([str(loss.dtype), loss.item(), str(x.grad.dtype), x.grad.tolist()])
@@ -148,11 +152,10 @@ def test_saved_set_on_generated_batches(m):
     rng = random.Random(1441)
     out = []
     for _ in range(8):
-        dtype = rng.choice([kael.float32, kael.float64])
-        n, c = rng.randint(1, 6), rng.randint(2, 7)
+        x, target = _seeded_batch(rng)
         packed = []
         with kael.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
-            loss = m.softmax_cross_entropy(_seeded_logits(rng, n, c, dtype), kael.tensor([rng.randrange(c) for _ in range(n)]))
+            loss = m.softmax_cross_entropy(x, target)
         kept = sorted(k for k, v in vars(loss.grad_fn).items()
                       if isinstance(v, kael.Tensor) or isinstance(v, (tuple, list)) and any(isinstance(t, kael.Tensor) for t in v))
         out.append([sorted([list(t.shape), str(t.dtype)] for t in packed), kept])
@@ -167,10 +170,7 @@ def test_saves_the_probabilities_not_the_logits(m):
     rng = random.Random(1442)
     out = []
     for _ in range(8):
-        dtype = rng.choice([kael.float32, kael.float64])
-        n, c = rng.randint(1, 6), rng.randint(2, 7)
-        x = _seeded_logits(rng, n, c, dtype)
-        target = kael.tensor([rng.randrange(c) for _ in range(n)])
+        x, target = _seeded_batch(rng)
         packed = []
         with kael.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
             loss = m.softmax_cross_entropy(x, target)
