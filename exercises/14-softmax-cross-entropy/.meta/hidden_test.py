@@ -128,6 +128,14 @@ def _seeded_batch(rng):
     return _seeded_logits(rng, n, c, dtype), kael.tensor([rng.randrange(c) for _ in range(n)])
 
 
+def _forward_packing(m, x, target):
+    """The loss, and the tensors save_for_backward packed (as saved_tensors_hooks see them)."""
+    packed = []
+    with kael.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        loss = m.softmax_cross_entropy(x, target)
+    return loss, packed
+
+
 def test_generated_batches(m):
     """softmax_cross_entropy on 24 seeded batches (1-6 rows, 2-7 classes, float32 and float64,
     logits up to +-1e4, transposed views): loss, its dtype, and the gradient with its dtype"""
@@ -153,9 +161,7 @@ def test_saved_set_on_generated_batches(m):
     out = []
     for _ in range(8):
         x, target = _seeded_batch(rng)
-        packed = []
-        with kael.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
-            loss = m.softmax_cross_entropy(x, target)
+        loss, packed = _forward_packing(m, x, target)
         kept = sorted(k for k, v in vars(loss.grad_fn).items()
                       if isinstance(v, kael.Tensor) or isinstance(v, (tuple, list)) and any(isinstance(t, kael.Tensor) for t in v))
         out.append([sorted([list(t.shape), str(t.dtype)] for t in packed), kept])
@@ -171,9 +177,7 @@ def test_saves_the_probabilities_not_the_logits(m):
     out = []
     for _ in range(8):
         x, target = _seeded_batch(rng)
-        packed = []
-        with kael.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
-            loss = m.softmax_cross_entropy(x, target)
+        loss, packed = _forward_packing(m, x, target)
         saved = sorted(([t.ndim, list(t.shape), t.dtype.name, t.tolist()] for t in packed), key=lambda s: s[:2])
         with kael.no_grad():
             x.mul_(-2.0).add_(0.5)  # after the forward: the backward must not see this
