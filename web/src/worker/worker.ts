@@ -14,6 +14,7 @@ import {
   type ToWorker,
 } from "./protocol";
 import * as kernels from "./kernels.mjs";
+import { thrownError } from "./errors";
 import { SITE_FILES } from "./site_files";
 import { fetchManifest, fetchSnapshot, firstLine, type Manifest, snapshotMismatch, SnapshotUnfit } from "./snapshot";
 
@@ -305,7 +306,7 @@ function run(id: number, code: string, options: RunOptions): void {
       ? { ok: true, value: (result.value as string | null) ?? null, durationMs: performance.now() - started }
       : { ok: false, error: result.error as never, durationMs: performance.now() - started };
   } catch (error) {
-    outcome = { ok: false, error: jsError(error), durationMs: performance.now() - started };
+    outcome = { ok: false, error: thrownError(error), durationMs: performance.now() - started };
   }
   flushOutput();
   post({ type: "done", id, outcome });
@@ -332,15 +333,8 @@ function runTests(id: number, request: Extract<ToWorker, { type: "run_tests" }>[
     });
   } catch (error) {
     flushOutput();
-    post({ type: "tests_done", id, report: null, error: jsError(error), durationMs: performance.now() - started });
+    post({ type: "tests_done", id, report: null, error: thrownError(error), durationMs: performance.now() - started });
   }
-}
-
-function jsError(error: unknown) {
-  const e = error as { type?: string; message?: string; name?: string };
-  const type = e?.type ?? e?.name ?? "Error";
-  const message = String(e?.message ?? error);
-  return { type, message, traceback: `${type}: ${message}\n`, frames: [], lineno: null };
 }
 
 self.onmessage = async (event: MessageEvent<ToWorker>) => {
