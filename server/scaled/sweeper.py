@@ -3,7 +3,10 @@
 * jobs of a dead worker (no heartbeat for a lease, ``kill -9`` or a lost machine) go back to
   the queue, through procrastinate's stalled-job query;
 * a submission left queued or running with no job waiting or running for it (its API server
-  died between the commit and the defer, or the database was cut at that moment) gets a job.
+  died between the commit and the defer, or the database was cut at that moment) gets a job;
+* a job left "doing" for a submission graded over a lease ago is finished: its worker graded it
+  while the database was away, and its acknowledgement was lost. The worker lives on, so the
+  stalled-job query never sees it, and the job would hold its submission's lock for ever.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import logging
 import random
 
 import procrastinate
+from procrastinate.jobs import Status
 
 from server.scaled.jobs import TASK, defer_async
 
@@ -27,6 +31,31 @@ SELECT s.id FROM submissions s
  ORDER BY s.seq
  LIMIT 500
 """
+
+
+DANGLING = """
+SELECT j.id, j.lock FROM procrastinate_jobs j JOIN submissions s ON s.id = j.lock
+ WHERE j.task_name = %(task)s AND j.status = 'doing'
+   AND s.finished_at < NOW() - make_interval(secs => %(older_than)s)
+ LIMIT 500
+"""
+
+
+async def finish_dangling(app: procrastinate.App, older_than_s: float) -> int:
+    """Finish the jobs of submissions graded ``older_than_s`` ago or more that are still 'doing'.
+    A worker still running one (a superseded second run) only fails to acknowledge it later,
+    as after a stalled-job retry."""
+    rows = await app.connector.execute_query_all_async(DANGLING, older_than=older_than_s, task=TASK)
+    finished = 0
+    for row in rows:
+        try:
+            await app.job_manager.finish_job_by_id_async(job_id=row["id"], status=Status.SUCCEEDED, delete_job=True)
+        except Exception:  # acknowledged (or finished by another sweep) meanwhile
+            continue
+        finished += 1
+        log.warning("job %s (submission %s): left running after its submission was graded; finished",
+                    row["id"], row["lock"])
+    return finished
 
 
 async def retry_stalled(app: procrastinate.App, lease_s: float) -> int:
@@ -60,5 +89,6 @@ async def sweep_forever(app: procrastinate.App, lease_s: float) -> None:
         try:
             await retry_stalled(app, lease_s)
             await requeue_orphans(app, lease_s)
+            await finish_dangling(app, lease_s)
         except Exception as exc:  # the database is away: try at the next round
             log.warning("recovery sweep failed: %s", exc)
